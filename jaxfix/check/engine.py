@@ -426,15 +426,20 @@ def _unconfirmed(
         else:
             why = (
                 f"but no call on this line is one {item.code} checks: JAX raised it inside code this line calls "
-                "(in another module or a library); give jaxfix that file's path, or fix it there"
+                "(in another module or a library)"
             )
         text = lines[item.line - 1] if item.line <= len(lines) else ""
         indent = len(text) - len(text.lstrip())
         note = item.mesh_note(root)
         if note and item in matched:  # the run tells what the code does not
             why = f"and no fix is safe here: {note}"
-        elif note:
-            why += f"; {note}"
+        elif note and item.mesh_origins:  # the sizes' origins are where to fix it
+            why += f", and no fix is safe here: {note}"
+        else:
+            if elsewhere is None and item not in matched:
+                why += "; give jaxfix that file's path, or fix it there"
+            if note:
+                why += f"; {note}"
         found.append(
             Diagnostic(
                 code=item.code,

@@ -159,6 +159,8 @@ def with_value_sites(
             _differing_name(item.facts),
             _inner_sizes(item.facts),
             item.cwds,
+            arguments=item.arguments,
+            columns=_frame_columns(item, _WALKED[1], chains[0][0]),
         )
         if isinstance(written, Unknown):
             keyed = _config_key(engine, item, path, chains[0][0], run)
@@ -174,7 +176,7 @@ def with_value_sites(
             )
             continue
         if written.data is not None:
-            entry = _data_site(item, path, written, run)
+            entry = _data_site(item, path, written, _tree(run))
             found[path][index] = (
                 replace(item, value_site=entry)
                 if isinstance(entry, ValueSite)
@@ -741,6 +743,8 @@ def _mesh_origins(
             mesh.axis_names[axis] if axis is not None else None,
             mesh.axis_sizes,
             item.cwds,
+            arguments=item.arguments,
+            columns=_frame_columns(item, role, frames),
         )
         if isinstance(written, Unknown):
             site = _origin_site(item, path, written, ours) or _unfollowed_site(
@@ -749,8 +753,21 @@ def _mesh_origins(
             if site is not None:
                 origins.append(replace(site, role=role))
             continue
+        if written.data is not None:  # named with its entry, never changed from here
+            entry = _data_site(item, path, written, roots, role)
+            if isinstance(entry, ValueSite):
+                keys = "".join(f"[{json.dumps(k)}]" for k in written.data.keys)
+                origins.append(
+                    replace(
+                        entry,
+                        name=f"{written.data.name}{keys}",
+                        role=role,
+                        why="read from that file when it runs",
+                    )
+                )
+            continue
         where = written.module.path.resolve()
-        if written.data is not None or where not in ours:
+        if where not in ours:
             continue
         extent = _extent(written.module, written.node)
         site = ValueSite(
@@ -758,7 +775,7 @@ def _mesh_origins(
             where,
             extent,
             _written_text(written),
-            why="written in the code",
+            why=written.why or "written in the code",
             role=role,
             axis=_sized_axis(item, role, written, axis),
         )
@@ -828,7 +845,13 @@ def _named_differently(
     ):
         return None
     written = written_at(
-        engine.evaluator, frames, sizes=mesh.axis_sizes, cwds=item.cwds, names=True
+        engine.evaluator,
+        frames,
+        sizes=mesh.axis_sizes,
+        cwds=item.cwds,
+        names=True,
+        arguments=item.arguments,
+        columns=_frame_columns(item, role, frames),
     )
     if (
         isinstance(written, Unknown)
@@ -1607,6 +1630,19 @@ def _function_at(tree: ast.Module, line: int) -> ast.FunctionDef | None:
     return found
 
 
+def _frame_columns(
+    item: Evidence, role: str, frames: tuple[tuple[Path, int], ...]
+) -> tuple[tuple[int, int] | None, ...]:
+    """The columns the run recorded for the calls of `frames`, a chain along which it built
+    the `role` mesh: () where its records of that chain disagree on them."""
+    found = {
+        o.columns
+        for o in item.origins
+        if o.role == role and o.kind == "built" and o.frames == frames
+    }
+    return found.pop() if len(found) == 1 else ()
+
+
 def _origin(item: Evidence) -> tuple[tuple[Path, int], ...] | None:
     chains = _origins(item)
     return chains[0][0] if chains else None
@@ -1670,6 +1706,8 @@ def _along_each(
             _differing_name(facts),
             _inner_sizes(facts),
             item.cwds,
+            arguments=item.arguments,
+            columns=_frame_columns(item, _WALKED[1], frames),
         )
         if isinstance(written, Unknown):
             computed = _origin_site(item, path, written, ours, facts)
@@ -1681,7 +1719,7 @@ def _along_each(
             continue
         where = written.module.path.resolve()
         if written.data is not None:
-            entry = _data_site(replace(item, facts=facts), path, written, run)
+            entry = _data_site(replace(item, facts=facts), path, written, _tree(run))
             if isinstance(entry, str):
                 why = why or entry
             elif len(data) < 1:
@@ -1818,12 +1856,16 @@ _MAX_DATA_BYTES = 1 << 20  # a config file larger than this is not read
 
 
 def _data_site(
-    item: Evidence, raised: Path, written: Written, run: Run
+    item: Evidence,
+    raised: Path,
+    written: Written,
+    roots: list[Path],
+    role: str = _WALKED[1],
 ) -> ValueSite | str:
-    """The JSON (or YAML) entry the run read the inner mesh's sizes from, checked against the file as
-    it is now; or, in one line, why jaxfix does not change it: a file outside the project's
-    tree or in .git, that is not one file from where the run read it, or whose entry no
-    longer holds the run's sizes."""
+    """The JSON (or YAML) entry the run read the sizes of its `role` mesh (the inner mesh)
+    from, checked against the file as it is now; or, in one line, why jaxfix does not change
+    it: a file outside the project's tree or in .git, that is not one file from where the
+    run read it, or whose entry no longer holds the run's sizes."""
     from jaxfix.sources.file_io import ReadError, read_regular
     from jaxfix.write.json_entry import (
         NotAnEntry,
@@ -1851,7 +1893,6 @@ def _data_site(
             f"the run read {shown} (at {read_at}) from several directories: not written"
         )
     (file,) = candidates
-    roots = _tree(run)
     if not any(file.is_relative_to(root) for root in roots):
         return f"the run read its sizes from {shown} (at {read_at}), a file outside the project's tree: not written"
     if ".git" in file.parts:
@@ -1867,7 +1908,7 @@ def _data_site(
         entry = finder(content, data.keys, scalar=written.axis is not None)
     except NotAnEntry as error:
         return f"the run read its sizes from {shown} (at {read_at}): {error}"
-    new = [m for f in item.facts if (m := f.get("new")) is not None]
+    new = list(item.meshes(role))
     axis = written.axis
     if not new or any(
         (

@@ -110,6 +110,10 @@ class Origin:
     # record's test; `reached`: the record's own frames to the line that raised, outermost
     # first (the call of that factory on its path is looked for there).
     reached: tuple[tuple[Path, int], ...] = ()
+    # Each of `frames`' call's columns (0-based, in characters) where the run recorded them,
+    # the call fits on its line and the line still shows its text there; else None: which
+    # of two calls on one line the run made.
+    columns: tuple[tuple[int, int] | None, ...] = ()
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
@@ -141,6 +145,19 @@ def _match(facts: Facts | None, role: str | None) -> str:
     if other.axis_names != mesh.axis_names or other.axis_sizes == mesh.axis_sizes:
         return ""
     return f": set them to {_sizes(other)}, the {other_role} mesh's sizes, or the {other_role} mesh's to these"
+
+
+def _other_mesh(
+    facts: Facts | None, role: str | None
+) -> tuple[MeshFacts, tuple[str, MeshFacts]] | None:
+    """The `role` mesh and the one other mesh the message names, (its role, it), when they
+    have the same axis names."""
+    if facts is None or role is None or role not in facts:
+        return None
+    others = [(r, m) for r, m in facts.meshes if r != role]
+    if len(others) != 1 or others[0][1].axis_names != facts[role].axis_names:
+        return None
+    return facts[role], others[0]
 
 
 def _shown(path: Path, root: Path | None) -> str:
@@ -234,6 +251,77 @@ class ValueSite:
         if self.variable is None or size % times:
             return None
         return f"the environment variable {self.variable}: set it to {size // times * over}; "
+
+    def variable_match(
+        self,
+        facts: Facts | None,
+        environment: Sequence[EnvironmentRead] = (),
+    ) -> str | None:
+        """`: TP is 4 in the run; set it to 8 for them to be the aval mesh's sizes (data 8)`:
+        what `variable` must hold for the mesh of `role` to have the other mesh's sizes, when
+        the message names one other mesh of the same axis names differing at the one axis the
+        variable sizes, and an integer does it; the run's value when it recorded one that
+        gives this mesh's size (`environment`). None when it is not that certain."""
+        if self.variable is None or self.total:
+            return None
+        pair = _other_mesh(facts, self.role)
+        if pair is None:
+            return None
+        mesh, (role, other) = pair
+        axis = self.axis if self.axis is not None else 0
+        sizes, wanted = mesh.axis_sizes, other.axis_sizes
+        differing = [i for i, (a, b) in enumerate(zip(sizes, wanted)) if a != b]
+        if differing != [axis] or (self.axis is None and len(sizes) != 1):
+            return None
+        times, over = self.scale
+        places = {(self.path, self.span[0]), *self.reads_at}
+        values = {
+            r.value
+            for r in environment
+            if r.variable == self.variable
+            and r.value is not None
+            and (Path(os.path.realpath(r.path)), r.line) in places
+        }
+        if len(values) > 1 or wanted[axis] % times:
+            return None
+        held = next(iter(values), None)
+        if held is not None and not (
+            held.isascii()
+            and held.isdigit()
+            and len(held) < 10
+            and int(held) * times // over == sizes[axis]
+        ):
+            return None  # the run read another value than the one sizing this mesh
+        setting = wanted[axis] // times * over
+        shown = (
+            f"{self.variable} is {held} in the run; set it"
+            if held
+            else f"set {self.variable}"
+        )
+        return (
+            f": {shown} to {setting} for them to be the {role} mesh's sizes "
+            f"{_sizes(other)}"
+        )
+
+    def entry_match(self, facts: Facts | None) -> str | None:
+        """`: set it to [8, 2] for them to be the aval mesh's sizes (data 8, model 2)`: what
+        the config file's entry (`entry`) must hold for the mesh of `role` to have the other
+        mesh's sizes, when the message names one other mesh of the same axis names (its one
+        axis's size, when the entry holds that axis alone and only it differs)."""
+        pair = _other_mesh(facts, self.role) if self.entry is not None else None
+        if pair is None:
+            return None
+        mesh, (role, other) = pair
+        wanted = other.axis_sizes
+        if self.axis is None:
+            value = "[" + ", ".join(str(s) for s in wanted) + "]"
+        elif [i for i, (a, b) in enumerate(zip(mesh.axis_sizes, wanted)) if a != b] == [
+            self.axis
+        ]:
+            value = str(wanted[self.axis])
+        else:
+            return None
+        return f": set it to {value} for them to be the {role} mesh's sizes {_sizes(other)}"
 
     def where(self, root: Path | None = None) -> str:
         return f"{_shown(self.path, root)}:{self.span[0]}"
@@ -446,7 +534,11 @@ class Evidence:
                 f"the {origin.role} mesh's sizes{sizes} come from `{origin.name}` at "
                 f"{origin.where(root)}{origin.read_where(root)}, {origin.why}"
                 f"{origin.factor_note(root)}"
-                + ("" if len(shown) else _match(facts, origin.role))
+                + (
+                    origin.variable_match(facts, self.environment)
+                    or origin.entry_match(facts)
+                    or ("" if len(shown) else _match(facts, origin.role))
+                )
             )
         named = [o for o in self.origins if o.kind == "built" and o.frames]
         named += [o for o in self.origins if o.kind == "entered" and o.frames]

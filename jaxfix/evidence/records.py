@@ -321,6 +321,7 @@ def _origins(
             if not isinstance(recorded, list) or len(recorded) > _MAX_ORIGIN_FRAMES:
                 continue
             placed: list[tuple[Path, int]] = []
+            columns: list[tuple[int, int] | None] = []
             try:
                 frames = _frames(recorded)
             except _Bad:
@@ -328,16 +329,18 @@ def _origins(
             for frame, span, segment in reversed(frames):  # innermost first
                 try:
                     local, found_frame = locate((frame,), index, sources, max_file_size)
-                    _columns(sources[local], found_frame, span, segment, local)
+                    shown = _columns(sources[local], found_frame, span, segment, local)
                 except LocateError:
                     break
                 placed.append((local, found_frame.line))
+                columns.append(shown if segment is not None else None)
+            chain, spans = tuple(reversed(placed)), tuple(reversed(columns))
             if placed and cached:
                 found.append(
-                    Origin(role[:40], "cached", tuple(reversed(placed)), facts, reached)
+                    Origin(role[:40], "cached", chain, facts, reached, columns=spans)
                 )
             elif placed:
-                found.append(Origin(role[:40], kind, tuple(reversed(placed)), facts))
+                found.append(Origin(role[:40], kind, chain, facts, columns=spans))
     return tuple(found)
 
 

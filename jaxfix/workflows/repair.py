@@ -22,7 +22,7 @@ from jaxfix.check.registry import codes_range
 from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.recording import RecordingDir
-from jaxfix.ground.diagnostics import FileResult
+from jaxfix.ground.diagnostics import Diagnostic, FileResult
 from jaxfix.settings.options import ALL, Options
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
@@ -277,7 +277,7 @@ def _site_outcomes(
         if not fixed and value is not None and value.path in by_path:
             at_value = replace(site, line=value.span[0])
             fixed_there, there, unsafe_there = _site_outcome(
-                at_value, by_path[value.path], dry_run
+                at_value, by_path[value.path], dry_run, (site.path, site.line)
             )
             if fixed_there or unsafe_there:  # made there, or the hint
                 needs_unsafe, fixed_in = unsafe_there, value.path
@@ -309,10 +309,15 @@ def _site_outcomes(
 
 
 def _site_outcome(
-    site: Raised, result: FileResult | None, dry_run: bool
+    site: Raised,
+    result: FileResult | None,
+    dry_run: bool,
+    raised_at: tuple[Path, int] | None = None,
 ) -> tuple[bool, str, bool]:
     """Whether the site was fixed, the fix made or why none was, and whether an unsafe fix
-    was left for want of --unsafe-fixes."""
+    was left for want of --unsafe-fixes. With `raised_at` (the line that raised, when `site`
+    is where its value is written), that error's own report there comes first: two errors'
+    reports may sit on one value's line."""
     from jaxfix.codemods.text import (  # after the spawn: the rules' package
         RAISED_BY_THE_CALL,
         RAISED_IN_CALLED_CODE,
@@ -343,6 +348,8 @@ def _site_outcome(
             )
         )
     ]
+    if raised_at is not None:
+        diagnostics.sort(key=lambda d: not _points_back(d, raised_at))
     applied = [d for d in diagnostics if d.applied and d.fix_title]
     if (
         applied
@@ -364,6 +371,18 @@ def _site_outcome(
             True,
         )
     return False, d.message, False
+
+
+def _points_back(diagnostic: Diagnostic, raised_at: tuple[Path, int]) -> bool:
+    """Whether a report at a value's line names `raised_at` (the line whose error the value
+    makes) among its related locations."""
+    path, line = raised_at
+    return any(
+        r.path is not None
+        and r.start.line == line
+        and r.path.resolve() == path.resolve()
+        for r in diagnostic.related
+    )
 
 
 def _raised_again(again: Sites, changed: Sites, unsafe: Sites, undone: Sites) -> str:

@@ -385,8 +385,15 @@ def test_an_evidence_record_places_where_its_meshes_were_built_in_the_tree(tmp_p
     built = [_frame("/run/main.py", 10), _frame(*FACTORY)]
     reading = read_evidence(_error_record(built), [main, meshes])
     (evidence,) = reading.evidence[main]
+    # the factory's call keeps its columns (its text is still there); main.py's has none
     assert evidence.origins == (
-        Origin("new", "built", ((main, 10), (meshes, 5)), evidence.facts[0]),
+        Origin(
+            "new",
+            "built",
+            ((main, 10), (meshes, 5)),
+            evidence.facts[0],
+            columns=(None, (11, 11 + len(FACTORY[2]))),
+        ),
     )
     # each chain keeps its record's own meshes (a line reached by several tests)
     assert evidence.origins[0].facts is not None

@@ -2,7 +2,8 @@
 both tiers: one launcher constant `EVAL_SHAPE = (2, 2)` sizes an abstract mesh two tests enter inside meshes
 of size 8 and 16 (JAX002 twice). Each error's walk ends at that constant, one wanting (4, 2),
 the other (8, 2): neither is written (as the static road refuses two data edits of one place),
-and each names the other's fix; the file never changes."""
+and each site quotes its own report at the constant, which names the other's fix; the file
+never changes."""
 
 from __future__ import annotations
 
@@ -20,11 +21,12 @@ def test_two_errors_wanting_one_constant_set_two_ways_get_neither(tmp_path, vers
     assert run.fixed == []
     assert run.changed == set()
     assert sorted(run.left) == [12, 22]
-    for detail in run.left.values():
-        assert (
+    # each site quotes its own report there, which names the other's fix
+    for line, other in ((12, "(8, 2)"), (22, "(4, 2)")):
+        assert run.left[line].endswith(
             "at pkg/launcher.py:5, another error the run raised wants this place set "
-            "another way"
-        ) in detail, detail
+            f"another way: `resize the inner mesh to {other} where its sizes are written`"
+        ), run.left[line]
 
 
 @pytest.mark.jax

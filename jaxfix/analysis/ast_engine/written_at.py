@@ -62,6 +62,7 @@ from jaxfix.analysis.ast_engine.evaluate import (
     Evaluator,
 )
 from jaxfix.analysis.ast_engine.flow import Binding
+from jaxfix.analysis.ast_engine.positions import span
 from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
@@ -75,6 +76,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.ast_engine.vocabulary import api_of
 from jaxfix.analysis.names import MESH_UPDATE, SIGNATURES, Api, Signature
 from jaxfix.ground.quoting import cut
+from jaxfix.sources.text import source_text, split_lines
 
 _MAX_STEPS = 32
 _CALLER_LEVELS = 3  # callers of callers a static walk is led up (`called_through`)
@@ -264,6 +266,8 @@ def written_at(
     cwds: tuple[Path, ...] = (),
     names: bool = False,
     filled: bool = False,
+    columns: tuple[tuple[int, int] | None, ...] = (),
+    arguments: tuple[str, ...] = (),
 ) -> Written | Unknown:
     """Where the sizes of the mesh built at the innermost of `frames` (outermost first, each
     placed in the tree and checked) are written (with `names`: its axis names, to the
@@ -275,12 +279,18 @@ def written_at(
     followed to the one entry that holds them. `cwds`: the directories the run's processes
     ran in (a config file named by a relative path is read from there). With `filled`, a
     literal of (name, size) pairs one of whose sizes is `-1` (an axis the builder fills
-    from the devices: `(("batch", -1), ("model", 2))`) ends the walk too."""
+    from the devices: `(("batch", -1), ("model", 2))`) ends the walk too. `columns`, parallel
+    to `frames` (each None where the run did not record it): the columns of each frame's
+    call, which tell two calls of one function on a line apart. `arguments`: the run's
+    command lines (an option they give is not its default's)."""
     if not frames:
         return Unknown("the run noted no frame that built the mesh")
     walk = _Walk(evaluator, list(reversed(frames)), axis, axis_name, sizes, cwds)
     walk.names = names
     walk.filled = filled
+    walk.arguments = arguments
+    if len(columns) == len(frames):
+        walk.columns = list(reversed(columns))
     found = walk.start()
     if walk.total and isinstance(found, Written):
         if found.data is not None or found.override is not None or found.keyword:
@@ -354,6 +364,10 @@ class _Walk:
         self.evaluator = evaluator
         self.cwds = cwds  # where the run's processes ran
         self.frames = frames  # innermost first
+        # the run's command-line arguments: an option given there is not its default's
+        self.arguments: tuple[str, ...] = ()
+        # the columns of each frame's call, where the run recorded them (innermost first)
+        self.columns: list[tuple[int, int] | None] = [None] * len(frames)
         self.axis = axis  # the axis whose size is followed alone, once in a literal
         self.axis_name = axis_name  # its name, once the sizes are read by axis name
         self.sizes = sizes  # the inner mesh's sizes in the run, when its records agree
@@ -655,6 +669,15 @@ class _Walk:
                 and _defines_flag(self._qualified(module, expr.func))
             ):  # `_TP = flags.DEFINE_integer("tp", 4, ...)` read as `_TP.value`
                 given = _flag_default_argument(expr)
+                flag_name = expr.args[0] if expr.args else None
+                if isinstance(flag_name, ast.Constant) and isinstance(
+                    flag_name.value, str
+                ):
+                    on_line = self._given_in_run(
+                        (f"--{flag_name.value}", f"-{flag_name.value}")
+                    )
+                    if on_line is not None:
+                        return on_line
                 if given is None:
                     return Unknown(
                         f"`{_text(module, expr)}` at {where} gives no default jaxfix reads"
@@ -1266,6 +1289,10 @@ class _Walk:
             return Unknown(
                 f"`{_text(module, parsed)}` at {where} gives `{dest}` on its command line"
             )
+        if argv is None:  # `parse_args()`: the process's own command line
+            on_line = self._given_in_run(strings)
+            if on_line is not None:
+                return on_line
         elsewhere = self._count(
             dest,
             lambda node: (
@@ -2167,6 +2194,9 @@ class _Walk:
                 holder, argument = partial[name.id]
                 return holder, argument, narrowest
         if len(calls) > 1:
+            # `Trainer(build(A), build(B))`: the one the run made, by its columns
+            calls = self._at_frame_columns(caller, calls)
+        if len(calls) > 1:
             # `eval_mesh(cfg) is eval_mesh(cfg)`: calls that pass one name for it agree
             calls = _passing_one_name(calls, function, name.id)
         if len(calls) != 1:
@@ -2180,6 +2210,41 @@ class _Walk:
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _given_in_run(self, options: tuple[str, ...]) -> Unknown | None:
+        """Why the default of an option the run's command line gives (`--tp 2`, `--tp=2`)
+        is not where its value came from; None when no recorded argument gives it."""
+        for i, argument in enumerate(self.arguments):
+            option, equals, value = argument.partition("=")
+            if option not in options:
+                continue
+            if not equals:
+                following = self.arguments[i + 1 : i + 2]
+                value = following[0] if following else ""
+            return Unknown(
+                f"the run's command line gives {cut(option, 40)} {cut(value, 20)!r}: its "
+                "default is not what ran; set it where the command is written"
+            )
+        return None
+
+    def _at_frame_columns(
+        self, caller: Module, calls: list[tuple[ast.Call, int]]
+    ) -> list[tuple[ast.Call, int]]:
+        """Of several calls on the frame's line, the one at the columns the run recorded
+        for it (checked against the line's text when the evidence was read); all of them
+        when it recorded none, or none of them is there."""
+        columns = self.columns[self.depth]
+        if columns is None:
+            return calls
+        lines = split_lines(source_text(caller.source))
+        line = self.frames[self.depth][1]
+        at = [
+            (call, skipped)
+            for call, skipped in calls
+            if (place := span(lines, call)).start[0] == place.end[0] == line
+            and (place.start[1], place.end[1]) == columns
+        ]
+        return at if len(at) == 1 else calls
 
     def _made_by(
         self, caller: Module, func: ast.expr, function: ast.FunctionDef
