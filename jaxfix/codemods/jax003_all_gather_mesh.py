@@ -641,16 +641,8 @@ class AllGatherMeshMismatch(Rule):
         first = ast.get_source_segment(
             written.module.source.decode("utf-8", "replace"), node.elts[0]
         )
-        quote = '"' if (first or "").startswith('"') else "'"
-        spelled = [
-            quote + name + quote if quote not in name else repr(name)
-            for name in context.axis_names
-        ]
-        new = (
-            f"[{', '.join(spelled)}]"
-            if isinstance(node, ast.List)
-            else tuple_text(spelled)
-        )
+        spelled = _spelled(first or "", context.axis_names)
+        new = _names_literal(node, spelled)
         line = written.module.line(node)
         at = f"{other_file(written.module.path, self.analysis.path)}:{line}"
         place = Related(
@@ -1948,16 +1940,8 @@ class AllGatherMeshMismatch(Rule):
             )
         ):
             return
-        quote = '"' if self.analysis.text(node.elts[0]).startswith('"') else "'"
-        spelled = [
-            quote + name + quote if quote not in name else repr(name)
-            for name in context.axis_names
-        ]
-        new = (
-            f"[{', '.join(spelled)}]"
-            if isinstance(node, ast.List)
-            else tuple_text(spelled)
-        )
+        spelled = _spelled(self.analysis.text(node.elts[0]), context.axis_names)
+        new = _names_literal(node, spelled)
         raised = f"{other_file(site.raised[0], self.analysis.path)}:{site.raised[1]}"
         self.report(
             node,
@@ -2783,3 +2767,16 @@ def _entered_around_alone(module: Module, call: ast.AST) -> bool:
             return False
         node = above
     return False
+
+
+def _spelled(first: str, names: tuple[str, ...]) -> list[str]:
+    """`names` as string literals, quoted as `first` (a literal of the code) is."""
+    quote = '"' if first.startswith('"') else "'"
+    return [quote + n + quote if quote not in n else repr(n) for n in names]
+
+
+def _names_literal(node: ast.AST, spelled: list[str]) -> str:
+    """`spelled` as a literal of `node`'s kind (a list or a tuple)."""
+    return (
+        f"[{', '.join(spelled)}]" if isinstance(node, ast.List) else tuple_text(spelled)
+    )
