@@ -86,9 +86,8 @@ class AbstractMeshSizeChange(Rule):
     host's devices (`jax.device_count()`, `jax.devices()`) are asked on hosts of every
     device count from 1 to 256 and beyond to 65536: reported, without a fix, only where they
     differ on every one (`(n, 2)` inside `(n,)`); `(n // 2, 2)` inside `(n,)`, which runs on
-    every even count, is not, unless the host the program runs on is pinned (`--host-devices
-    N`, or `JAX_PLATFORMS=cpu` with a forced CPU device count in the environment) and they
-    differ on its count: reported there, without a fix, except where the project's code may
+    every even count, is not, unless the user gives the host the program runs on
+    (`--host-devices N`; never jaxfix's own environment) and they differ on its count: reported there, without a fix, except where the project's code may
     set its own device count (docs/configuration.md).
 
     Where the inner mesh is not one mesh on every way the code runs (its function's callers
@@ -1634,7 +1633,7 @@ _HOSTS = tuple(
 )
 
 
-# Words of code that may set the device count of its own run, whatever the environment
+# Words of code that may set the device count of its own run, whatever `--host-devices`
 # says (`os.environ["XLA_FLAGS"] = ...`, `jax.config.update("jax_num_cpu_devices", 4)`, a
 # platform of its choosing, processes joined by `jax.distributed.initialize()`).
 _SETS_DEVICE_COUNT = (
