@@ -56,7 +56,8 @@ class _Part:
 class AbstractMeshBesideOtherSize(Rule):
     """
     ## What it does
-    Finds a jitted function lowered or called (`jax.jit(f).lower(x, spec)`, `f(x)`) where a
+    Finds a jitted function lowered, exported or called (`jax.jit(f).lower(x, spec)`,
+    `jax.export.export(jax.jit(f))(x, spec)`, `f(x)`) where a
     sharding on a hand-built `AbstractMesh(...)` meets a mesh of another size: an argument
     placed on a concrete mesh, a `ShapeDtypeStruct` or an `in_shardings`/`out_shardings` on
     another mesh, or the `jax.set_mesh` context. The engine follows the meshes through any
@@ -281,13 +282,17 @@ class AbstractMeshBesideOtherSize(Rule):
         self, node: ast.Call
     ) -> tuple[list[ast.expr], Mapping[str, ast.expr], Analysis] | None:
         """The arguments of a jitted function's lowering (`f.lower(...)`,
-        `f.trace(...).lower()`) or call (`f(...)`), jit's keywords and the analysis of the
-        module they are written in; None for anything else, or a jit whose keywords the code
-        does not show or that takes static ones."""
+        `f.trace(...).lower()`, `jax.export.export(f)(...)`) or call (`f(...)`), jit's
+        keywords and the analysis of the module they are written in; None for anything
+        else, or a jit whose keywords the code does not show or that takes static ones."""
         func = node.func
         called: ast.expr = func
         arguments = [*node.args, *(k.value for k in node.keywords if k.arg)]
-        if isinstance(func, ast.Attribute) and func.attr == "lower":
+        if isinstance(func, ast.Call) and self.analysis.called_api(func) is Api.EXPORT:
+            if not func.args or isinstance(func.args[0], ast.Starred):
+                return None
+            called = func.args[0]
+        elif isinstance(func, ast.Attribute) and func.attr == "lower":
             called = func.value
             inner = called
             if (
