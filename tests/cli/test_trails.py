@@ -166,8 +166,10 @@ def test_an_argument_made_by_another_modules_function(tmp_path, monkeypatch):
     trails = _trails(_project(tmp_path, LOWERING), monkeypatch, "--no-cache", "-v")
     code, why = trails["export.py:15:12"]
     assert code == "JAX001"
-    assert why.startswith(
-        "the argument's mesh reaches here as `x`; jaxfix lost it at meshes.py:4: "
+    assert why == (
+        "the argument's mesh reaches here as `x`, from `mesh`, the parameter of `export` "
+        "(line 13) that line 23 passes as `load_mesh()`; jaxfix lost it at meshes.py:4: "
+        "a call of `json.load`"
     )
 
 
@@ -662,3 +664,77 @@ def test_a_conversion_of_a_value_from_the_command_line_keeps_its_trail(
         "jaxfix lost it at main.py:6: `int(...)` of `.tp_size` of a call of `.parse_args` "
         "of a call of `argparse.ArgumentParser`"
     ), why
+
+
+JITTED_BODY = {
+    "model.py": """\
+        import jax
+        from jax._src.shard_map import top_level_all_gather
+        from jax.sharding import PartitionSpec as P
+
+
+        @jax.jit
+        def gather(x):
+            y = x * 2
+            return top_level_all_gather(y, P(reduced={"x"}))
+        """,
+    "data.py": """\
+        import json
+        import pickle
+
+
+        def load_sharding():
+            return json.load(open("sharding.json"))
+
+
+        def load_other():
+            return pickle.load(open("sharding.pkl", "rb"))
+        """,
+    "main.py": """\
+        import jax
+        import numpy as np
+        from jax.sharding import AxisType
+
+        from data import load_sharding
+        from model import gather
+
+        mesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+        with jax.set_mesh(mesh):
+            a = jax.device_put(np.zeros(8), load_sharding())
+            out = gather(a)
+        """,
+}
+
+
+def test_a_jitted_body_names_the_parameter_and_the_call_that_passed_the_value(
+    tmp_path, monkeypatch
+):
+    """The gather's input is an operation of the jitted function's parameter; its placement
+    was lost in another module, reached through the one call of `gather`: the trail names
+    that step (it said only "lost it at line 8: an operation jaxfix does not evaluate")."""
+    trails = _trails(_project(tmp_path, JITTED_BODY), monkeypatch, "--no-cache", "-v")
+    code, why = trails["model.py:9:12"]
+    assert code == "JAX003"
+    assert why == (
+        "the input's mesh reaches here as `y`, from `x`, the parameter of the jitted "
+        "`gather` (line 7) that main.py:11 passes as `a`; jaxfix lost it at data.py:6: "
+        "a call of `json.load`"
+    )
+
+
+def test_a_parameter_two_calls_pass_names_no_call(tmp_path, monkeypatch):
+    """Two calls pass values lost at two places: the value is lost where the parameter is
+    read, in the function, and no call is named (neither alone is where it was lost)."""
+    files = dict(JITTED_BODY)
+    files["main.py"] = JITTED_BODY["main.py"].replace(
+        "from data import load_sharding", "from data import load_other, load_sharding"
+    ).rstrip(" ") + textwrap.indent(
+        "b = jax.device_put(np.zeros(8), load_other())\nout = gather(b)\n", " " * 12
+    )
+    trails = _trails(_project(tmp_path, files), monkeypatch, "--no-cache", "-v")
+    code, why = trails["model.py:9:12"]
+    assert code == "JAX003"
+    assert why == (
+        "the input's mesh reaches here as `y`; jaxfix lost it at line 8: the callers of "
+        "`gather` pass different `x`"
+    )

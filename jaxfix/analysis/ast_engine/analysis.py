@@ -381,6 +381,21 @@ class Analysis:
         """Why the mesh context in force at `node` is not known on some way it runs."""
         return trail.context_trail(self, self.ways_at(node), role)
 
+    def function_of(
+        self, node: ast.AST
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function (not a method) whose body `node` is in, directly; None elsewhere."""
+        scope = self.module.scope_of(node)
+        if isinstance(
+            scope, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ) and not isinstance(self.parents.get(scope), ast.ClassDef):
+            return scope
+        return None
+
+    def is_jitted(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether a decorator of `function` is a jit (`@jax.jit`, `@partial(jax.jit, ...)`)."""
+        return any(self.jit_application(d) is not None for d in function.decorator_list)
+
     def place(self, node: ast.AST) -> tuple[Path, int] | None:
         """The file and line of `node`, in this module or another the run holds."""
         if node is self.module.tree or node in self.parents:

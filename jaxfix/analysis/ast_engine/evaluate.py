@@ -630,7 +630,7 @@ class Evaluator:
                 kept = arrays.on_operands_mesh([operand], node)
                 if kept is not None:
                     return kept
-            return Unknown("an operation jaxfix does not evaluate")
+            return _operation_lost([operand])
         if isinstance(node, ast.BoolOp):
             return self._bool_op(module, node, frame)
         if isinstance(node, ast.Compare):
@@ -7123,6 +7123,18 @@ def _binary(op: ast.operator, left: Value, right: Value) -> Value:
         if isinstance(operand, Unknown):
             # an operand jaxfix does not know: the operation is lost where it was
             return lost_at(Unknown(operand.why), operand)
+    return _operation_lost([left, right])
+
+
+def _operation_lost(operands: list[Value]) -> Unknown:
+    """An operation jaxfix does not evaluate; of an array whose placement jaxfix does not
+    know, lost where that was (the trail's end)."""
+    for operand in operands:
+        placement = operand.sharding if isinstance(operand, Array) else None
+        if isinstance(placement, Sharding):
+            placement = placement.mesh
+        if isinstance(placement, Unknown) and placement.where is not None:
+            return lost_at(Unknown(placement.why), placement)
     return Unknown("an operation jaxfix does not evaluate")
 
 

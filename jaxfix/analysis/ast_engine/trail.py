@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Protocol
 
 from jaxfix.analysis.ast_engine.contexts import Entry, Site, Way
+from jaxfix.analysis.ast_engine.placement import arguments_of
+from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.values import (
     Array,
     DictValue,
@@ -49,6 +51,22 @@ class TrailQuestions(Protocol):
 
     def pytree_children(self, value: Value) -> tuple[Value, ...] | None: ...
 
+    def function_of(
+        self, node: ast.AST
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None: ...
+
+    def is_parameter(
+        self, name: ast.Name, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> bool: ...
+
+    def calls_passing(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[tuple[Module, ast.Call]] | Unknown: ...
+
+    def of(self, module: Module) -> TrailQuestions: ...
+
+    def is_jitted(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool: ...
+
 
 def value_trail(
     analysis: TrailQuestions, expr: ast.expr, role: str, *, traced: bool = False
@@ -58,7 +76,9 @@ def value_trail(
     argument, a pytree whose leaves' meshes are asked (an object whose children jaxfix does
     not know is then where the trail ended)."""
     written = f"`{_code(analysis, expr)}`"
-    return lost(analysis, analysis.value_of(expr), role, written, traced=traced)
+    return lost(
+        analysis, analysis.value_of(expr), role, written, traced=traced, reached=expr
+    )
 
 
 def lost(
@@ -68,15 +88,16 @@ def lost(
     written: str,
     *,
     traced: bool = False,
+    reached: ast.expr | None = None,
 ) -> str | None:
-    """Why the mesh in `value` (reached as `written`) is not known; None when it is. A
-    container, or an object of a registered pytree, says why of the first of its items
-    whose mesh is not known."""
+    """Why the mesh in `value` (reached as `written`, the expression `reached`) is not known; None
+    when it is. A container, or an object of a registered pytree, says why of the first of
+    its items whose mesh is not known."""
     mesh = _mesh_in(value)
     items = _items(analysis, mesh)
     if items is not None:
         for item in items:
-            said = lost(analysis, item, role, written, traced=traced)
+            said = lost(analysis, item, role, written, traced=traced, reached=reached)
             if said is not None:
                 return said
         return None
@@ -89,15 +110,120 @@ def lost(
             "registered by jax.tree_util's register_* at the top of its module)"
         )
     if isinstance(mesh, Unknown):
+        written += _passed(analysis, reached, mesh)
         return f"{role} reaches here as {written}; {_ended(analysis, mesh)}"
     if not isinstance(mesh, Mesh) or mesh.size is not None or mesh.is_empty:
         return None
+    if mesh.sizes_lost is not None:
+        written += _passed(analysis, reached, mesh.sizes_lost)
     built = analysis.place(mesh.origin) if mesh.origin is not None else None
-    at = f" built at {_where(analysis, built)}" if built is not None else ""
-    said = f"{role} reaches here as {written}, a mesh{at} whose axis sizes jaxfix does not know"
+    where = f" built at {_where(analysis, built)}" if built is not None else ""
+    said = f"{role} reaches here as {written}, a mesh{where} whose axis sizes jaxfix does not know"
     if mesh.sizes_lost is None:
         return said
     return f"{said}; {_ended(analysis, mesh.sizes_lost)}"
+
+
+def _passed(analysis: TrailQuestions, at: ast.expr | None, end: Unknown) -> str:
+    """What to add to how the value reaches `at` (", from `x`, the parameter of the jitted
+    `step` (line 7) that main.py:11 passes as `batch`"): the step of the call chain it took
+    into the function `at` is in, where it was lost outside that function (else nothing). A
+    parameter is named when its own value was lost at the same place for the same reason;
+    the call, when it is the one call of the function whose argument was."""
+    function = analysis.function_of(at) if at is not None else None
+    if at is None or function is None or end.where is None:
+        return ""
+    path, line = end.where
+    defined = analysis.place(function)
+    if defined is None or (
+        defined[0] == path
+        and function.lineno <= line <= (function.end_lineno or function.lineno)
+    ):
+        return ""  # lost in the function itself: its own steps say where
+    name = _parameter_carrying(analysis, function, end)
+    if name is None:
+        return ""
+    jitted = "the jitted " if analysis.is_jitted(function) else ""
+    said = (
+        "" if isinstance(at, ast.Name) and at.id == name else f", from `{name}`"
+    ) + f", the parameter of {jitted}`{function.name}` ({_where(analysis, defined)})"
+    call = _call_passing(analysis, function, name, end)
+    if call is not None:
+        caller, argument, place = call
+        said += f" that {_where(analysis, place)} passes as `{_code(caller, argument)}`"
+    return said
+
+
+def _parameter_carrying(
+    analysis: TrailQuestions,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    end: Unknown,
+) -> str | None:
+    """The parameter of `function` whose value (read in its body) was lost where `end` was,
+    for the same reason."""
+    a = function.args
+    for parameter in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+        read = next(
+            (
+                n
+                for n in ast.walk(function)
+                if isinstance(n, ast.Name)
+                and n.id == parameter.arg
+                and isinstance(n.ctx, ast.Load)
+                and analysis.is_parameter(n, function)
+            ),
+            None,
+        )
+        if read is None:
+            continue
+        if _same_end(_end(analysis, analysis.value_of(read)), end):
+            return parameter.arg
+    return None
+
+
+def _call_passing(
+    analysis: TrailQuestions,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    end: Unknown,
+) -> tuple[TrailQuestions, ast.expr, tuple[Path, int]] | None:
+    """The one call of `function` whose argument for `name` was lost where `end` was: its
+    module's analysis, the argument and the call's place; None when there is not one."""
+    calls = analysis.calls_passing(function)
+    if isinstance(calls, Unknown):
+        return None
+    found = []
+    for module, call in calls:
+        bound = arguments_of(call, function)
+        argument = bound.get(name) if bound is not None else None
+        caller = analysis.of(module)
+        place = caller.place(call)
+        if argument is None or place is None:
+            return None  # a call whose argument is not written: not one sure step
+        if _same_end(_end(caller, caller.value_of(argument)), end):
+            found.append((caller, argument, place))
+    return found[0] if len(found) == 1 else None
+
+
+def _end(analysis: TrailQuestions, value: Value) -> Unknown | None:
+    """Where the mesh in `value` was lost (as `lost` finds it), else None."""
+    mesh = _mesh_in(value)
+    items = _items(analysis, mesh)
+    if items is not None:
+        for item in items:
+            found = _end(analysis, item)
+            if found is not None:
+                return found
+        return None
+    if isinstance(mesh, Unknown):
+        return mesh
+    if isinstance(mesh, Mesh) and mesh.size is None and not mesh.is_empty:
+        return mesh.sizes_lost
+    return None
+
+
+def _same_end(found: Unknown | None, end: Unknown) -> bool:
+    return found is not None and found.where == end.where and found.why == end.why
 
 
 def _items(analysis: TrailQuestions, value: Value) -> tuple[Value, ...] | None:
