@@ -282,16 +282,24 @@ class AbstractMeshBesideOtherSize(Rule):
         self, node: ast.Call
     ) -> tuple[list[ast.expr], Mapping[str, ast.expr], Analysis] | None:
         """The arguments of a jitted function's lowering (`f.lower(...)`,
-        `f.trace(...).lower()`, `jax.export.export(f)(...)`) or call (`f(...)`), jit's
-        keywords and the analysis of the module they are written in; None for anything
-        else, or a jit whose keywords the code does not show or that takes static ones."""
+        `f.trace(...).lower()`, `jax.export.export(f)(...)` or through a name bound to
+        `jax.export.export(f)`) or call (`f(...)`), jit's keywords and the analysis of the
+        module they are written in; None for anything else, or a jit whose keywords the
+        code does not show or that takes static ones."""
         func = node.func
         called: ast.expr = func
         arguments = [*node.args, *(k.value for k in node.keywords if k.arg)]
-        if isinstance(func, ast.Call) and self.analysis.called_api(func) is Api.EXPORT:
-            if not func.args or isinstance(func.args[0], ast.Starred):
+        # `export.export(f)(...)`, or a name bound once to `export.export(f)`
+        exporter = (
+            self.analysis.written_as(func) if isinstance(func, ast.Name) else func
+        )
+        if (
+            isinstance(exporter, ast.Call)
+            and self.analysis.called_api(exporter) is Api.EXPORT
+        ):
+            if not exporter.args or isinstance(exporter.args[0], ast.Starred):
                 return None
-            called = func.args[0]
+            called = exporter.args[0]
         elif isinstance(func, ast.Attribute) and func.attr == "lower":
             called = func.value
             inner = called
