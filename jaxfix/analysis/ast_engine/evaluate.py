@@ -167,6 +167,7 @@ from jaxfix.analysis.ast_engine import (
     device_shapes,
     item_stores,
     jax_attributes,
+    set_up,
     vocabulary,
 )
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
@@ -4425,11 +4426,122 @@ class Evaluator:
         chain = self._mro(instance.cls)
         within = self._assigned_by_class(instance, name, exempt)
         if within is not None:
-            return within
+            set_up = self._set_up_by_method(instance, name, exempt)
+            return within if set_up is None else set_up
         outside = self._assigned_outside(instance, name)
         if outside is not None:
             return self._or_stored_outside(instance, name, outside, chain)
         return self._init_assigned(instance, name, chain)
+
+    def _set_up_by_method(
+        self, instance: Instance, name: str, exempt: frozenset[ast.AST]
+    ) -> Value | None:
+        """`.name` stored by one setup method of the class, taking `self` alone (`def
+        setup_mesh(self): self.mesh = jax.make_mesh(...)`), that runs before any other use of
+        every object of it: `__init__` calls it first (set_up.py), or every construction of
+        the class in the project is followed at once by its one call (`t = Trainer(cfg)`,
+        then `t.setup_mesh()`), and it is called nowhere else. What it stores, run on the
+        object; None where that is not proven (another store, `__init__` storing other than
+        None, a base or subclass storing it, a store outside the class)."""
+        cls = instance.cls
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return None
+        setters: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        for index, klass in enumerate(self._mro(cls)):
+            owner = self.module(klass.path)
+            if isinstance(owner, Unknown):
+                return None
+            for statement in klass.node.body:
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                if not owner.assigns_self_attribute(statement, name):
+                    continue
+                if index or statement in exempt:
+                    return None  # a base's store, or the object's own fluent one
+                if statement.name != "__init__":
+                    setters.append(statement)
+        init = next(
+            (
+                s
+                for s in cls.node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        if len(setters) != 1 or init is None:
+            return None
+        setter = setters[0]
+        this = set_up.setup_method(setter)
+        if this is None:
+            return None
+        for store in module.attribute_stores(name):
+            if module.is_within(store, init):
+                assign = module.parents.get(store)
+                if not (
+                    isinstance(assign, ast.Assign)
+                    and assign.targets == [store]
+                    and isinstance(assign.value, ast.Constant)
+                    and assign.value.value is None
+                ):
+                    return None  # `__init__` stores a value of its own
+        if (
+            self._subclass_assigning(cls, name) is not None
+            or self._assigned_outside(instance, name, exempt) is not None
+        ):
+            return None
+        if not self._runs_first(module, cls, init, setter):
+            return None
+        frame = Frame(setter, cls.path, ((this, instance),), cls.closure)
+        flow = self.flow(module, frame)
+        attribute = f"{this}.{name}"
+        ends = [
+            e
+            for e in (flow.end, *(flow.before.get(r) for r in flow.returns))
+            if e is not None
+        ]
+        found = [e.get(attribute) for e in ends]
+        if not ends or not all(found):
+            return Unknown(f"`{setter.name}` may leave `.{name}` unset")
+        bindings = frozenset(b for f in found if f for b in f)
+        return self._bindings_value(module, attribute, bindings, frame)
+
+    def _runs_first(
+        self,
+        module: Module,
+        cls: Class,
+        init: ast.FunctionDef,
+        setter: ast.FunctionDef | ast.AsyncFunctionDef,
+    ) -> bool:
+        """Whether the setup method `setter` runs before any other use of every object of
+        `cls` and at no other time: `__init__` calls it first, or each construction of the
+        class is followed at once by its call (and `__init__` uses the object for nothing
+        else); it is called nowhere but there."""
+        calls = self.calls_of(module, setter, on_objects=True)
+        if isinstance(calls, Unknown):
+            return False
+        allowed: set[ast.Call] = set()
+        if set_up.called_first_in_init(init, setter.name):
+            allowed = {
+                c.value
+                for c in init.body
+                if isinstance(c, ast.Expr)
+                and isinstance(c.value, ast.Call)
+                and isinstance(c.value.func, ast.Attribute)
+                and c.value.func.attr == setter.name
+            }
+        else:
+            if set_up.init_uses_object(init):
+                return False
+            made = self.calls_of(module, init)
+            if isinstance(made, Unknown) or not made:
+                return False
+            for caller, call, _ in made:
+                after = set_up.set_up_after(call, caller.parents, setter.name)
+                if after is None:
+                    return False
+                allowed.add(after)
+        return bool(calls) and all(call in allowed for _, call, _ in calls)
 
     def _or_stored_outside(
         self, instance: Instance, name: str, outside: Unknown, chain: list[Class]

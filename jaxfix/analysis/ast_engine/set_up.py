@@ -1,0 +1,115 @@
+"""A setup method that stores an attribute, run before any other use of every object of its
+class (`def setup_mesh(self): self.mesh = jax.make_mesh(...)`, then `t = Trainer(cfg);
+t.setup_mesh()` in the script, or `self._setup_sharding()` in `__init__`): pure syntax, no
+values (the evaluator evaluates the store, evaluate.py's `_set_up_by_method`)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def setup_method(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name of `self` when `function` is a plain method taking `self` alone (no
+    decorator, no other parameter): a setup method the evaluator may run on its own."""
+    args = function.args
+    if (
+        isinstance(function, ast.AsyncFunctionDef)
+        or function.decorator_list
+        or args.posonlyargs
+        or len(args.args) != 1
+        or args.vararg is not None
+        or args.kwonlyargs
+        or args.kwarg is not None
+    ):
+        return None
+    return args.args[0].arg
+
+
+def _calls_method(statement: ast.stmt, receiver: str, method: str) -> bool:
+    """Whether `statement` is `receiver.method()` alone."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and not call.args
+        and not call.keywords
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == method
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == receiver
+    )
+
+
+def _object_used(nodes: list[ast.stmt], this: str) -> bool:
+    """Whether `nodes` may run a method of the object `this` names, or hand it on: any use of
+    the name but the receiver of an attribute store or of an attribute read that is not
+    called."""
+    for statement in nodes:
+        parents = {c: p for p in ast.walk(statement) for c in ast.iter_child_nodes(p)}
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Name) and node.id == this):
+                continue
+            attribute = parents.get(node)
+            if not isinstance(attribute, ast.Attribute):
+                return True
+            if isinstance(attribute.ctx, ast.Store):
+                continue
+            above = parents.get(attribute)
+            if isinstance(above, ast.Call) and above.func is attribute:
+                return True
+    return False
+
+
+def called_first_in_init(init: ast.FunctionDef, method: str) -> bool:
+    """Whether `__init__` runs `self.method()` as a statement of its own body, and no
+    statement before it may run another method of the object or hand it on."""
+    params = [*init.args.posonlyargs, *init.args.args]
+    if not params:
+        return False
+    this = params[0].arg
+    for index, statement in enumerate(init.body):
+        if _calls_method(statement, this, method):
+            return not _object_used(init.body[:index], this)
+    return False
+
+
+def init_uses_object(init: ast.FunctionDef) -> bool:
+    """Whether `__init__` may run a method of the object it builds or hand it on."""
+    params = [*init.args.posonlyargs, *init.args.args]
+    return not params or _object_used(init.body, params[0].arg)
+
+
+def set_up_after(
+    call: ast.Call, parents: dict[ast.AST, ast.AST], method: str
+) -> ast.Call | None:
+    """The call `x.method()` when `call` (a construction) is bound as `x = call`, a
+    statement of a body, and the very next statement of that body is `x.method()`; None
+    otherwise (the object used first, handed on, or built in an expression)."""
+    binding = parents.get(call)
+    if not (
+        isinstance(binding, ast.Assign)
+        and binding.value is call
+        and len(binding.targets) == 1
+        and isinstance(binding.targets[0], ast.Name)
+    ):
+        return None
+    name = binding.targets[0].id
+    holder = parents.get(binding)
+    for field in ("body", "orelse", "finalbody"):
+        body = getattr(holder, field, None)
+        if isinstance(body, list) and binding in body:
+            index = body.index(binding)
+            following = body[index + 1] if index + 1 < len(body) else None
+            if following is not None and _calls_method(following, name, method):
+                assert isinstance(following, ast.Expr)
+                assert isinstance(following.value, ast.Call)
+                return following.value
+            return None
+    return None
+
+
+__all__ = [
+    "called_first_in_init",
+    "init_uses_object",
+    "set_up_after",
+    "setup_method",
+]
