@@ -22,7 +22,12 @@ the object's class does not derive from, sets only that class's objects; a `seta
 a function's `**kwargs` sets only the keys its calls give, through `super().__init__(**kwargs)`
 forwarding a subclass's own, less those the function's parameters take); a method returning
 its object, called once (`model = Model(cfg).shard_model()`), gives the object with the
-attributes its body stores (evaluated on the object as it was); a mesh a call of a function of
+attributes its body stores (evaluated on the object as it was); an attribute one setup method
+taking `self` alone stores on every way through it (`def setup_mesh(self): self.mesh = ...`,
+`__init__` storing None or nothing) is what it stores, run on the object, where it runs before
+any other use of every object of the class: first in `__init__`, or as the statement right
+after each construction (`t = Trainer(cfg)`, `t.setup_mesh()`), called nowhere else (set_up.py);
+a mesh a call of a function of
 the tree returns keeps that call's place before the places it was built through
 (`Mesh.built_at`: the frames written_at.py walks, as a recorded run's), as does a mesh a
 property's getter builds (the read's place), a static or class method's call, and a mesh an
@@ -42,7 +47,9 @@ its object on (its first parameter read only as `self.attr`).
 Attribute configs: a function that builds a config empty and fills it by attribute stores,
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
-`__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
+`__setattr__`/`__getattr__` are its items, a class keeping them as the items of a dict it
+starts empty, as ml_collections' own and a project's stand-in do: field_dicts.py;
+`types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict); such a `dict`
 subclass called as `dict` is (a mapping and keywords: nanodo's `create(**kwargs)`), and
 ml_collections' `config_dict.create(**kwargs)`, hold those items. Config objects: an
@@ -165,6 +172,7 @@ from jaxfix.analysis.ast_engine import (
     arrays,
     configured,
     device_shapes,
+    field_dicts,
     item_stores,
     jax_attributes,
     set_up,
@@ -4473,7 +4481,7 @@ class Evaluator:
             return None
         setter = setters[0]
         this = set_up.setup_method(setter)
-        if this is None:
+        if this is None or not set_up.stores_first(setter, this, name):
             return None
         for store in module.attribute_stores(name):
             if module.is_within(store, init):
@@ -6323,6 +6331,9 @@ class Evaluator:
             return Instance(cls, tuple(given.items()), node)
         if self.attribute_dict_class(cls):
             return _attribute_dict(positional, keywords)
+        started = self._field_dict_made(cls, positional, keywords, node)
+        if started is not None:
+            return started
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
             if isinstance(init, NotDefined):
@@ -6345,6 +6356,44 @@ class Evaluator:
         if isinstance(args, Unknown):
             return args
         return Instance(cls, tuple(a for a in args[1:]), node)
+
+    def _field_dict_made(
+        self,
+        cls: Class,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.AST,
+    ) -> Namespace | None:
+        """`ConfigDict()` of a class whose attributes are the items of a dict it keeps
+        (field_dicts.py: ml_collections' shape, a project's stand-in for it), no base but
+        `object`, called without arguments where `__init__` starts that dict empty: an empty
+        attribute config (filled by stores where it is built, `_filled_by_stores`); None
+        for any other class or call."""
+        if positional or keywords or len(self._mro(cls)) != 1:
+            return None
+        module = self.module(cls.path)
+        if isinstance(module, Unknown) or any(
+            not (isinstance(b, ast.Name) and b.id == "object") for b in cls.node.bases
+        ):
+            return None
+        kept = field_dicts.kept_dict(cls.node)
+        init = self._class_member(cls, "__init__")
+        if kept is None or not isinstance(init, Function):
+            return None
+        params = init.node.args.args
+        outer = Frame(cls.node, cls.path, (), cls.closure)
+        args: list[tuple[str, Value]] = [(params[0].arg, Instance(cls, None, node))]
+        for param, default in zip(params[1:], init.node.args.defaults):
+            args.append((param.arg, self.value(module, default, outer)))
+        frame = Frame(init.node, cls.path, tuple(args), cls.closure)
+        began = self.value(module, kept[1], frame)
+        if not (isinstance(began, DictValue) and not began.items):
+            return None
+        getitem = any(
+            isinstance(s, ast.FunctionDef) and s.name == "__getitem__"
+            for s in cls.node.body
+        )
+        return Namespace((), mapping=getitem)
 
     def _plainly_constructed(self, cls: Class) -> bool:
         """A call of the class makes an object of it: no class of its bases (all of the tree)

@@ -25,6 +25,27 @@ def setup_method(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None
     return args.args[0].arg
 
 
+def stores_first(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, me: str, name: str
+) -> bool:
+    """Whether a statement of `function`'s own body (not under an `if`, a loop or a `try`)
+    is `me.name = ...`, and no statement before it may leave the function (`return`,
+    `raise`): the store runs on every way through it."""
+    for statement in function.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Attribute)
+            and statement.targets[0].attr == name
+            and isinstance(statement.targets[0].value, ast.Name)
+            and statement.targets[0].value.id == me
+        ):
+            return True
+        if any(isinstance(n, (ast.Return, ast.Raise)) for n in ast.walk(statement)):
+            return False
+    return False
+
+
 def _calls_method(statement: ast.stmt, receiver: str, method: str) -> bool:
     """Whether `statement` is `receiver.method()` alone."""
     call = statement.value if isinstance(statement, ast.Expr) else None
@@ -105,11 +126,3 @@ def set_up_after(
                 return following.value
             return None
     return None
-
-
-__all__ = [
-    "called_first_in_init",
-    "init_uses_object",
-    "set_up_after",
-    "setup_method",
-]
