@@ -37,6 +37,39 @@ def test_init_calls_it_first():
     assert value("t = Trainer(1)\nt.read()\n", cls) == (4, 2)
 
 
+LAZY = """\
+class Trainer:
+    def __init__(self, config):
+        self.config = config
+        self._mesh = None
+
+    def _setup_mesh(self):
+        if self._mesh is not None:
+            return
+        self._mesh = (4, 2)
+
+    def compile(self):
+        self._setup_mesh()
+        return self._mesh
+
+    def peek(self):
+        return self._mesh
+"""
+
+
+def test_the_reading_method_calls_a_memoizing_one_first():
+    assert value("t = Trainer(1)\nt.compile()\n", LAZY) == (4, 2)
+
+
+def test_a_method_that_does_not_call_it_first_stays_unknown():
+    assert isinstance(value("t = Trainer(1)\nt.peek()\n", LAZY), Unknown)
+
+
+def test_a_test_other_than_the_memo_one_before_the_store_stays_unknown():
+    cls = LAZY.replace("if self._mesh is not None:", "if self.config:")
+    assert isinstance(value("t = Trainer(1)\nt.compile()\n", cls), Unknown)
+
+
 @pytest.mark.parametrize(
     "script",
     [

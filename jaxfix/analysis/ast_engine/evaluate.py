@@ -26,7 +26,9 @@ attributes its body stores (evaluated on the object as it was); an attribute one
 taking `self` alone stores on every way through it (`def setup_mesh(self): self.mesh = ...`,
 `__init__` storing None or nothing) is what it stores, run on the object, where it runs before
 any other use of every object of the class: first in `__init__`, or as the statement right
-after each construction (`t = Trainer(cfg)`, `t.setup_mesh()`), called nowhere else (set_up.py);
+after each construction (`t = Trainer(cfg)`, `t.setup_mesh()`), called nowhere else, or first
+in the method holding the read (a memoizing one's `if self.mesh is not None: return` allowed;
+set_up.py);
 a mesh a call of a function of
 the tree returns keeps that call's place before the places it was built through
 (`Mesh.built_at`: the frames written_at.py walks, as a recorded run's), as does a mesh a
@@ -4049,7 +4051,7 @@ class Evaluator:
         filled = self._filled_by_item_stores(instance, name)
         if filled is not None:
             return filled
-        return self._assigned_in_init(instance, name)
+        return self._assigned_in_init(instance, name, at=node)
 
     def _field_stored(
         self, cls: Class, name: str, exempt: frozenset[ast.AST] = frozenset()
@@ -4425,7 +4427,11 @@ class Evaluator:
         ) or self._set_by_setattr(name, instance.cls, exempt)
 
     def _assigned_in_init(
-        self, instance: Instance, name: str, exempt: frozenset[ast.AST] = frozenset()
+        self,
+        instance: Instance,
+        name: str,
+        exempt: frozenset[ast.AST] = frozenset(),
+        at: ast.AST | None = None,
     ) -> Value:
         """`self.name = ...` in `__init__` (the class's, else a base's reached through
         `super().__init__()`), evaluated with the constructor's arguments; Unknown when another
@@ -4434,7 +4440,7 @@ class Evaluator:
         chain = self._mro(instance.cls)
         within = self._assigned_by_class(instance, name, exempt)
         if within is not None:
-            set_up = self._set_up_by_method(instance, name, exempt)
+            set_up = self._set_up_by_method(instance, name, exempt, at)
             return within if set_up is None else set_up
         outside = self._assigned_outside(instance, name)
         if outside is not None:
@@ -4442,15 +4448,20 @@ class Evaluator:
         return self._init_assigned(instance, name, chain)
 
     def _set_up_by_method(
-        self, instance: Instance, name: str, exempt: frozenset[ast.AST]
+        self,
+        instance: Instance,
+        name: str,
+        exempt: frozenset[ast.AST],
+        at: ast.AST | None = None,
     ) -> Value | None:
         """`.name` stored by one setup method of the class, taking `self` alone (`def
         setup_mesh(self): self.mesh = jax.make_mesh(...)`), that runs before any other use of
         every object of it: `__init__` calls it first (set_up.py), or every construction of
         the class in the project is followed at once by its one call (`t = Trainer(cfg)`,
-        then `t.setup_mesh()`), and it is called nowhere else. What it stores, run on the
-        object; None where that is not proven (another store, `__init__` storing other than
-        None, a base or subclass storing it, a store outside the class)."""
+        then `t.setup_mesh()`), and it is called nowhere else; or the method holding the read
+        `at` calls it first (`self._setup_mesh()`, a memoizing one). What it stores, run on
+        the object; None where that is not proven (another store, `__init__` storing other
+        than None, a base or subclass storing it, a store outside the class)."""
         cls = instance.cls
         module = self.module(cls.path)
         if isinstance(module, Unknown):
@@ -4498,14 +4509,24 @@ class Evaluator:
             or self._assigned_outside(instance, name, exempt) is not None
         ):
             return None
-        if not self._runs_first(module, cls, init, setter):
+        if not (
+            self._runs_first(module, init, setter)
+            or (
+                at is not None
+                and set_up.called_before(module, cls.node, at, setter.name)
+            )
+        ):
             return None
         frame = Frame(setter, cls.path, ((this, instance),), cls.closure)
         flow = self.flow(module, frame)
         attribute = f"{this}.{name}"
+        memo = set_up.memo_returns(setter, this, name)  # it was set already
         ends = [
             e
-            for e in (flow.end, *(flow.before.get(r) for r in flow.returns))
+            for e in (
+                flow.end,
+                *(flow.before.get(r) for r in flow.returns if r not in memo),
+            )
             if e is not None
         ]
         found = [e.get(attribute) for e in ends]
@@ -4517,12 +4538,11 @@ class Evaluator:
     def _runs_first(
         self,
         module: Module,
-        cls: Class,
         init: ast.FunctionDef,
         setter: ast.FunctionDef | ast.AsyncFunctionDef,
     ) -> bool:
         """Whether the setup method `setter` runs before any other use of every object of
-        `cls` and at no other time: `__init__` calls it first, or each construction of the
+        its class and at no other time: `__init__` calls it first, or each construction of the
         class is followed at once by its call (and `__init__` uses the object for nothing
         else); it is called nowhere but there."""
         calls = self.calls_of(module, setter, on_objects=True)

@@ -6,6 +6,14 @@ values (the evaluator evaluates the store, evaluate.py's `_set_up_by_method`).""
 from __future__ import annotations
 
 import ast
+from typing import Protocol
+
+
+class _Parents(Protocol):
+    """A parsed module's map from each node to the node holding it."""
+
+    @property
+    def parents(self) -> dict[ast.AST, ast.AST]: ...
 
 
 def setup_method(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -30,8 +38,11 @@ def stores_first(
 ) -> bool:
     """Whether a statement of `function`'s own body (not under an `if`, a loop or a `try`)
     is `me.name = ...`, and no statement before it may leave the function (`return`,
-    `raise`): the store runs on every way through it."""
+    `raise`) but a memoizing test (`if me.name is not None: return`): the store runs on
+    every way through it that finds the attribute unset."""
     for statement in function.body:
+        if _memo_test(statement, me, name):
+            continue
         if (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
@@ -43,6 +54,67 @@ def stores_first(
             return True
         if any(isinstance(n, (ast.Return, ast.Raise)) for n in ast.walk(statement)):
             return False
+    return False
+
+
+def _memo_test(statement: ast.stmt, me: str, name: str) -> bool:
+    """`if me.name is not None: return` (no `else`)."""
+    if not (
+        isinstance(statement, ast.If)
+        and not statement.orelse
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], ast.Return)
+        and statement.body[0].value is None
+    ):
+        return False
+    test = statement.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Attribute)
+        and test.left.attr == name
+        and isinstance(test.left.value, ast.Name)
+        and test.left.value.id == me
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
+
+
+def memo_returns(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, me: str, name: str
+) -> set[ast.stmt]:
+    """The `return` of each memoizing test of `function`'s own body (`if me.name is not
+    None: return`): the ways out that find the attribute set already."""
+    return {
+        s.body[0]
+        for s in function.body
+        if isinstance(s, ast.If) and _memo_test(s, me, name)
+    }
+
+
+def called_before(
+    module: _Parents, cls: ast.ClassDef, at: ast.AST, method: str
+) -> bool:
+    """Whether `at` is in a method of `cls` (its own code, no nested function) whose own body
+    runs `self.method()` as a statement before the statement holding `at`."""
+    for function in cls.body:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [*function.args.posonlyargs, *function.args.args]
+        if not params or function.decorator_list:
+            continue
+        top: ast.AST | None = at
+        while top is not None and module.parents.get(top) is not function:
+            top = module.parents.get(top)
+            if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                top = None  # a nested function's code runs when it is called
+        if top is None or top not in function.body:
+            continue
+        index = function.body.index(top)
+        return any(
+            _calls_method(s, params[0].arg, method) for s in function.body[:index]
+        )
     return False
 
 
