@@ -61,6 +61,20 @@ def test_the_reading_method_calls_a_memoizing_one_first():
     assert value("t = Trainer(1)\nt.compile()\n", LAZY) == (4, 2)
 
 
+def test_another_objects_attribute_read_after_the_call_stays_unknown():
+    cls = (
+        LAZY
+        + """
+    def other_mesh(self, other):
+        self._setup_mesh()
+        return other._mesh
+"""
+    )
+    assert isinstance(
+        value("t = Trainer(1)\nu = Trainer(2)\nt.other_mesh(u)\n", cls), Unknown
+    )
+
+
 def test_a_method_that_does_not_call_it_first_stays_unknown():
     assert isinstance(value("t = Trainer(1)\nt.peek()\n", LAZY), Unknown)
 

@@ -96,8 +96,9 @@ def memo_returns(
 def called_before(
     module: _Parents, cls: ast.ClassDef, at: ast.AST, method: str
 ) -> bool:
-    """Whether `at` is in a method of `cls` (its own code, no nested function) whose own body
-    runs `self.method()` as a statement before the statement holding `at`."""
+    """Whether `at`, a read `self.<attr>` of a method of `cls` (its own code, no nested
+    function) on its own first parameter, comes after a statement of that method's own
+    body that runs `self.method()`."""
     for function in cls.body:
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -111,6 +112,12 @@ def called_before(
                 top = None  # a nested function's code runs when it is called
         if top is None or top not in function.body:
             continue
+        if not (
+            isinstance(at, ast.Attribute)
+            and isinstance(at.value, ast.Name)
+            and at.value.id == params[0].arg
+        ):
+            return False  # another object's attribute
         index = function.body.index(top)
         return any(
             _calls_method(s, params[0].arg, method) for s in function.body[:index]
