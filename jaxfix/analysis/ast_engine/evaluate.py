@@ -22,7 +22,14 @@ the object's class does not derive from, sets only that class's objects; a `seta
 a function's `**kwargs` sets only the keys its calls give, through `super().__init__(**kwargs)`
 forwarding a subclass's own, less those the function's parameters take); a method returning
 its object, called once (`model = Model(cfg).shard_model()`), gives the object with the
-attributes its body stores (evaluated on the object as it was); a mesh a call of a function of
+attributes its body stores (evaluated on the object as it was); an attribute one setup method
+taking `self` alone stores on every way through it (`def setup_mesh(self): self.mesh = ...`,
+`__init__` storing None or nothing) is what it stores, run on the object, where it runs before
+any other use of every object of the class: first in `__init__`, or as the statement right
+after each construction (`t = Trainer(cfg)`, `t.setup_mesh()`), called nowhere else, or first
+in the method holding the read (a memoizing one's `if self.mesh is not None: return` allowed;
+set_up.py);
+a mesh a call of a function of
 the tree returns keeps that call's place before the places it was built through
 (`Mesh.built_at`: the frames written_at.py walks, as a recorded run's), as does a mesh a
 property's getter builds (the read's place), a static or class method's call, and a mesh an
@@ -42,7 +49,9 @@ its object on (its first parameter read only as `self.attr`).
 Attribute configs: a function that builds a config empty and fills it by attribute stores,
 one statement each in its own body (`config = ConfigDict()`, `config.data = ConfigDict()`,
 `config.data.batch_size = 16`: ml_collections' `ConfigDict`, a `dict` subclass whose
-`__setattr__`/`__getattr__` are its items, `types.SimpleNamespace`), read only after the last
+`__setattr__`/`__getattr__` are its items, a class keeping them as the items of a dict it
+starts empty, as ml_collections' own and a project's stand-in do: field_dicts.py;
+`types.SimpleNamespace`), read only after the last
 store, gives that config (`.get(k)`, `[k]` and attributes of a ConfigDict); such a `dict`
 subclass called as `dict` is (a mapping and keywords: nanodo's `create(**kwargs)`), and
 ml_collections' `config_dict.create(**kwargs)`, hold those items. Config objects: an
@@ -165,8 +174,10 @@ from jaxfix.analysis.ast_engine import (
     arrays,
     configured,
     device_shapes,
+    field_dicts,
     item_stores,
     jax_attributes,
+    set_up,
     vocabulary,
 )
 from jaxfix.analysis.ast_engine.flow import Binding, Env, Flow
@@ -4040,7 +4051,7 @@ class Evaluator:
         filled = self._filled_by_item_stores(instance, name)
         if filled is not None:
             return filled
-        return self._assigned_in_init(instance, name)
+        return self._assigned_in_init(instance, name, at=node)
 
     def _field_stored(
         self, cls: Class, name: str, exempt: frozenset[ast.AST] = frozenset()
@@ -4416,7 +4427,11 @@ class Evaluator:
         ) or self._set_by_setattr(name, instance.cls, exempt)
 
     def _assigned_in_init(
-        self, instance: Instance, name: str, exempt: frozenset[ast.AST] = frozenset()
+        self,
+        instance: Instance,
+        name: str,
+        exempt: frozenset[ast.AST] = frozenset(),
+        at: ast.AST | None = None,
     ) -> Value:
         """`self.name = ...` in `__init__` (the class's, else a base's reached through
         `super().__init__()`), evaluated with the constructor's arguments; Unknown when another
@@ -4425,11 +4440,136 @@ class Evaluator:
         chain = self._mro(instance.cls)
         within = self._assigned_by_class(instance, name, exempt)
         if within is not None:
-            return within
+            set_up = self._set_up_by_method(instance, name, exempt, at)
+            return within if set_up is None else set_up
         outside = self._assigned_outside(instance, name)
         if outside is not None:
             return self._or_stored_outside(instance, name, outside, chain)
         return self._init_assigned(instance, name, chain)
+
+    def _set_up_by_method(
+        self,
+        instance: Instance,
+        name: str,
+        exempt: frozenset[ast.AST],
+        at: ast.AST | None = None,
+    ) -> Value | None:
+        """`.name` stored by one setup method of the class, taking `self` alone (`def
+        setup_mesh(self): self.mesh = jax.make_mesh(...)`), that runs before any other use of
+        every object of it: `__init__` calls it first (set_up.py), or every construction of
+        the class in the project is followed at once by its one call (`t = Trainer(cfg)`,
+        then `t.setup_mesh()`), and it is called nowhere else; or the method holding the read
+        `at` calls it first (`self._setup_mesh()`, a memoizing one). What it stores, run on
+        the object; None where that is not proven (another store, `__init__` storing other
+        than None, a base or subclass storing it, a store outside the class)."""
+        cls = instance.cls
+        module = self.module(cls.path)
+        if isinstance(module, Unknown):
+            return None
+        setters: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        for index, klass in enumerate(self._mro(cls)):
+            owner = self.module(klass.path)
+            if isinstance(owner, Unknown):
+                return None
+            for statement in klass.node.body:
+                if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                if not owner.assigns_self_attribute(statement, name):
+                    continue
+                if index or statement in exempt:
+                    return None  # a base's store, or the object's own fluent one
+                if statement.name != "__init__":
+                    setters.append(statement)
+        init = next(
+            (
+                s
+                for s in cls.node.body
+                if isinstance(s, ast.FunctionDef) and s.name == "__init__"
+            ),
+            None,
+        )
+        if len(setters) != 1 or init is None:
+            return None
+        setter = setters[0]
+        this = set_up.setup_method(setter)
+        if this is None or not set_up.stores_first(setter, this, name):
+            return None
+        for store in module.attribute_stores(name):
+            if module.is_within(store, init):
+                assign = module.parents.get(store)
+                if not (
+                    isinstance(assign, ast.Assign)
+                    and assign.targets == [store]
+                    and isinstance(assign.value, ast.Constant)
+                    and assign.value.value is None
+                ):
+                    return None  # `__init__` stores a value of its own
+        if (
+            self._subclass_assigning(cls, name) is not None
+            or self._assigned_outside(instance, name, exempt) is not None
+        ):
+            return None
+        if not (
+            self._runs_first(module, init, setter)
+            or (
+                at is not None
+                and set_up.called_before(module, cls.node, at, setter.name)
+            )
+        ):
+            return None
+        frame = Frame(setter, cls.path, ((this, instance),), cls.closure)
+        flow = self.flow(module, frame)
+        attribute = f"{this}.{name}"
+        memo = set_up.memo_returns(setter, this, name)  # it was set already
+        ends = [
+            e
+            for e in (
+                flow.end,
+                *(flow.before.get(r) for r in flow.returns if r not in memo),
+            )
+            if e is not None
+        ]
+        found = [e.get(attribute) for e in ends]
+        if not ends or not all(found):
+            return Unknown(f"`{setter.name}` may leave `.{name}` unset")
+        bindings = frozenset(b for f in found if f for b in f)
+        return self._bindings_value(module, attribute, bindings, frame)
+
+    def _runs_first(
+        self,
+        module: Module,
+        init: ast.FunctionDef,
+        setter: ast.FunctionDef | ast.AsyncFunctionDef,
+    ) -> bool:
+        """Whether the setup method `setter` runs before any other use of every object of
+        its class and at no other time: `__init__` calls it first, or each construction of the
+        class is followed at once by its call (and `__init__` uses the object for nothing
+        else); it is called nowhere but there."""
+        calls = self.calls_of(module, setter, on_objects=True)
+        if isinstance(calls, Unknown):
+            return False
+        allowed: set[ast.Call] = set()
+        if set_up.called_first_in_init(init, setter.name):
+            allowed = {
+                c.value
+                for c in init.body
+                if isinstance(c, ast.Expr)
+                and isinstance(c.value, ast.Call)
+                and isinstance(c.value.func, ast.Attribute)
+                and c.value.func.attr == setter.name
+            }
+        else:
+            if set_up.init_uses_object(init):
+                return False
+            made = self.calls_of(module, init)
+            if isinstance(made, Unknown) or not made:
+                return False
+            for caller, call, _ in made:
+                after = set_up.set_up_after(call, caller.parents, setter.name)
+                if after is None:
+                    return False
+                allowed.add(after)
+        return bool(calls) and all(call in allowed for _, call, _ in calls)
 
     def _or_stored_outside(
         self, instance: Instance, name: str, outside: Unknown, chain: list[Class]
@@ -6211,6 +6351,9 @@ class Evaluator:
             return Instance(cls, tuple(given.items()), node)
         if self.attribute_dict_class(cls):
             return _attribute_dict(positional, keywords)
+        started = self._field_dict_made(cls, positional, keywords, node)
+        if started is not None:
+            return started
         init = self._class_member(cls, "__init__")
         if isinstance(init, Unknown):
             if isinstance(init, NotDefined):
@@ -6233,6 +6376,44 @@ class Evaluator:
         if isinstance(args, Unknown):
             return args
         return Instance(cls, tuple(a for a in args[1:]), node)
+
+    def _field_dict_made(
+        self,
+        cls: Class,
+        positional: list[Value] | Unknown,
+        keywords: dict[str, Value] | Unknown,
+        node: ast.AST,
+    ) -> Namespace | None:
+        """`ConfigDict()` of a class whose attributes are the items of a dict it keeps
+        (field_dicts.py: ml_collections' shape, a project's stand-in for it), no base but
+        `object`, called without arguments where `__init__` starts that dict empty: an empty
+        attribute config (filled by stores where it is built, `_filled_by_stores`); None
+        for any other class or call."""
+        if positional or keywords or len(self._mro(cls)) != 1:
+            return None
+        module = self.module(cls.path)
+        if isinstance(module, Unknown) or any(
+            not (isinstance(b, ast.Name) and b.id == "object") for b in cls.node.bases
+        ):
+            return None
+        kept = field_dicts.kept_dict(cls.node)
+        init = self._class_member(cls, "__init__")
+        if kept is None or not isinstance(init, Function):
+            return None
+        params = init.node.args.args
+        outer = Frame(cls.node, cls.path, (), cls.closure)
+        args: list[tuple[str, Value]] = [(params[0].arg, Instance(cls, None, node))]
+        for param, default in zip(params[1:], init.node.args.defaults):
+            args.append((param.arg, self.value(module, default, outer)))
+        frame = Frame(init.node, cls.path, tuple(args), cls.closure)
+        began = self.value(module, kept[1], frame)
+        if not (isinstance(began, DictValue) and not began.items):
+            return None
+        getitem = any(
+            isinstance(s, ast.FunctionDef) and s.name == "__getitem__"
+            for s in cls.node.body
+        )
+        return Namespace((), mapping=getitem)
 
     def _plainly_constructed(self, cls: Class) -> bool:
         """A call of the class makes an object of it: no class of its bases (all of the tree)
