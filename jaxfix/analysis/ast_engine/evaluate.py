@@ -6856,14 +6856,13 @@ def _global_stores(module: Module, name: str) -> list[ast.Assign] | None:
     (a tuple target, `+=`, `for`, `del`, `with ... as`, an import, a nested function's)."""
     stores: list[ast.Assign] = []
     for node in module.parents:
-        if not (
-            isinstance(node, ast.Global)
-            and name in node.names
-            and isinstance(
-                scope := module.scope_of(node), (ast.FunctionDef, ast.AsyncFunctionDef)
-            )
-        ):
+        if not (isinstance(node, ast.Global) and name in node.names):
             continue
+        scope = module.scope_of(node)
+        if isinstance(scope, ast.ClassDef):
+            return None  # a class body's store: not followed
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # the module's own `global`: its bindings are the module's
         for inner in ast.walk(scope):
             if inner is scope or not _binds_name(inner, name):
                 continue
