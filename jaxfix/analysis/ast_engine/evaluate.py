@@ -5,7 +5,13 @@ or `Unknown(why)`. Names take the bindings that reach their statement (flow.py) 
 when all of them agree; a parameter takes its value from the call being followed, else from
 every call of its function in the project (all must agree, defaults included; a function used
 in any other way than called keeps its parameters Unknown; `jax.jit(f)(x)`, and `g =
-jax.jit(f)` in a function every read of `g` calls, are calls of `f`). Calls of functions of the tree are
+jax.jit(f)` in a function every read of `g` calls, are calls of `f`, as are those of a
+`functools.partial(f, k=v)` called where it is made or bound to such a name, with the
+partial's keywords: `eval_fn = partial(evaluate, mesh=mesh)`, then `eval_fn(batch)`). A
+module's global a function stores through `global` (`def set_mesh(m): global _MESH; _MESH =
+m`) is, read from a function, the one value every such plain store gives (and the module's
+own binding, None left out where the read is a getter's `return _MESH` right after
+`if _MESH is None: raise ...`). Calls of functions of the tree are
 followed a few levels deep with their arguments bound, each (function, arguments) once: the
 value is what every `return` the frame can reach gives (an `if` the arguments decide runs one
 branch). Objects: calling a class of the tree gives an `Instance` with its constructor's
@@ -789,7 +795,7 @@ class Evaluator:
                     return settled
                 return self._everywhere(module, name, outer)
             outer = outer.parent
-        return self._global(module, name)
+        return self._global(module, name, at)
 
     def _settled_before(
         self, module: Module, name: str, at: ast.AST, outer: Frame
@@ -1081,20 +1087,49 @@ class Evaluator:
             return Unknown(f"`{name}` is not bound")
         return self._bindings_value(module, name, bindings, frame)
 
-    def _global(self, module: Module, name: str) -> Value:
-        """A module-level name read from a function: every binding it has in the module, and
-        none made by a function through `global`."""
+    def _global(self, module: Module, name: str, at: ast.AST | None = None) -> Value:
+        """A module-level name read from a function: every binding it has in the module,
+        and every value a function stores in it through `global` (`_singleton`)."""
         frame = Frame(module.tree, module.path, ())
         flow = self.flow(module, frame)
         if name not in flow.everything:
             if "*" in flow.everything:
                 return Unknown(f"`{name}` may come from a star import")
             return _builtin(name)
-        if _assigned_by_global(module, name):
-            return Unknown(f"`{name}` is also assigned by a function (`global`)")
-        return self._bindings_value(
+        value = self._bindings_value(
             module, name, frozenset(flow.everything[name]), frame
         )
+        if _assigned_by_global(module, name):
+            return self._singleton(module, name, value, at)
+        return value
+
+    def _singleton(
+        self, module: Module, name: str, initial: Value, at: ast.AST | None
+    ) -> Value:
+        """A module-level name a setter function stores through `global` (`_MESH = None`,
+        `def set_mesh(m): global _MESH; _MESH = m`), read from a function: the one value
+        every store gives (each evaluated where its setter runs), or that value or None where
+        the module binds None and the read is not the `return NAME` right after an
+        `if NAME is None: raise ...` (a getter's guard). Unknown where a function binds it
+        otherwise than by one plain `NAME = value`, or the stores disagree."""
+        lost = Unknown(f"`{name}` is also assigned by a function (`global`)")
+        stores = _global_stores(module, name)
+        if stores is None or not stores:
+            return lost
+        values: list[Value] = []
+        for store in stores:
+            value = self.value(module, store.value, self.frame_at(module, store))
+            if isinstance(value, Unknown) or value is None:
+                return lost_at(lost, value) if isinstance(value, Unknown) else lost
+            values.append(value)
+        if initial is not None:
+            values.append(initial)
+        found = join(values, f"functions store different values in `{name}`")
+        if isinstance(found, Unknown) or initial is not None:
+            return found
+        if at is not None and _returned_after_none_guard(module, name, at):
+            return found
+        return OneOf(f"`{name}` may still be None where it is read", (found, None))
 
     def _loaded_attribute(
         self, base: LoadedFromFile, name: str, node: ast.AST
@@ -2787,6 +2822,10 @@ class Evaluator:
         if jitted_calls is not None:  # `jax.jit(f, static_argnums=2)(x, y, cfg)`
             found.extend((other, c, target) for c in jitted_calls)
             return None
+        partial_calls = self._partial_then_called(other, use, function)
+        if partial_calls is not None:  # `step = partial(f, mesh=mesh)`; `step(x)`
+            found.extend(partial_calls)
+            return None
         runs = self.runs_through_jitted_attribute(other, use)
         if runs is not None:  # `self.attr = jax.jit(self.f)`; `self.attr(x)`
             found.extend((other, run, target) for run in runs)
@@ -2848,6 +2887,42 @@ class Evaluator:
         if isinstance(call, ast.Call) and call.func is jit:
             return [call]
         return _calls_of_local(module, jit)
+
+    def _partial_then_called(
+        self,
+        module: Module,
+        use: ast.AST,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+    ) -> list[tuple[Module, ast.Call, Function | None]] | None:
+        """The calls of `functools.partial(f, k=v, ...)` where `use` is that `f` and the
+        partial binds only keywords: called where it is made, bound to a function's local
+        name whose every read is a call (`step = partial(eval_step, mesh=mesh)`, then
+        `step(x)`); each a call of `f` whose callee carries the
+        partial's keywords (a keyword the call gives wins, as Python's partial does). None
+        for any other use."""
+        made = module.parents.get(use)
+        if not (
+            isinstance(made, ast.Call)
+            and made.args == [use]
+            and made.keywords
+            and all(k.arg is not None for k in made.keywords)
+        ):
+            return None
+        frame = self.frame_at(module, made)
+        api = self.value(module, made.func, frame)
+        if not (isinstance(api, External) and api_of_name(api.name) is Api.PARTIAL):
+            return None
+        value = self.value(module, made, frame)
+        if not (isinstance(value, Function) and value.node is function and value.bound):
+            return None  # not functools.partial, or a partial jaxfix does not follow
+        called = module.parents.get(made)
+        if isinstance(called, ast.Call) and called.func is made:
+            calls: list[ast.Call] | None = [called]
+        else:
+            calls = _calls_of_local(module, made)
+        if calls is None:
+            return None
+        return [(module, call, value) for call in calls]
 
     def _not_it_in_callers_frames(
         self,
@@ -6954,6 +7029,64 @@ def _binds_name(node: ast.AST, name: str) -> bool:
 
 def _assigned_by_global(module: Module, name: str) -> bool:
     return name in module.declared_global
+
+
+def _global_stores(module: Module, name: str) -> list[ast.Assign] | None:
+    """The statements functions of `module` store its global `name` by: each a plain
+    `name = value` in a function declaring `global name`; None where one binds it otherwise
+    (a tuple target, `+=`, `for`, `del`, `with ... as`, an import, a nested function's)."""
+    stores: list[ast.Assign] = []
+    for node in module.parents:
+        if not (isinstance(node, ast.Global) and name in node.names):
+            continue
+        scope = module.scope_of(node)
+        if isinstance(scope, ast.ClassDef):
+            return None  # a class body's store: not followed
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # the module's own `global`: its bindings are the module's
+        for inner in ast.walk(scope):
+            if inner is scope or not _binds_name(inner, name):
+                continue
+            statement = module.parents.get(inner)
+            if not (
+                isinstance(inner, ast.Name)
+                and isinstance(statement, ast.Assign)
+                and statement.targets == [inner]
+                and module.scope_of(statement) is scope
+            ):
+                return None
+            stores.append(statement)
+    return stores
+
+
+def _returned_after_none_guard(module: Module, name: str, at: ast.AST) -> bool:
+    """`at` is the `return NAME` statement's value right after an `if NAME is None:` whose
+    body only raises, both in one function's body (a getter that refuses an unset global)."""
+    statement = module.parents.get(at)
+    function = module.scope_of(at)
+    if not (
+        isinstance(statement, ast.Return)
+        and statement.value is at
+        and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and statement in function.body
+    ):
+        return False
+    index = function.body.index(statement)
+    if index == 0:
+        return False
+    guard = function.body[index - 1]
+    return (
+        isinstance(guard, ast.If)
+        and not guard.orelse
+        and all(isinstance(s, ast.Raise) for s in guard.body)
+        and isinstance(test := guard.test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == name
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 def _defines(cls: Class, name: str) -> bool:
