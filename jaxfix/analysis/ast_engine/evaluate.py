@@ -629,6 +629,9 @@ class Evaluator:
             return self._call(module, node, frame)
         if isinstance(node, ast.BinOp):
             left = self.value(module, node.left, frame)
+            if isinstance(left, Unknown):
+                # lost where it was, whatever the right side is (`_binary`): not asked
+                return lost_at(Unknown(left.why), left)
             right = self.value(module, node.right, frame)
             array = arrays.binary(node.op, left, right, node)
             return array if array is not None else _binary(node.op, left, right)
@@ -729,8 +732,11 @@ class Evaluator:
         if len(node.ops) != 1:
             return Unknown("a chained comparison")
         left = self.value(module, node.left, frame)
-        right = self.value(module, node.comparators[0], frame)
         op = node.ops[0]
+        settled = _compare_settled(op, left)
+        if settled is not None:
+            return Unknown(settled)  # what the right side is changes nothing: not asked
+        right = self.value(module, node.comparators[0], frame)
         if isinstance(op, (ast.Is, ast.IsNot)):
             if isinstance(right, Unknown) or isinstance(left, Unknown):
                 return Unknown("an identity test of an unknown value")
@@ -4982,6 +4988,9 @@ class Evaluator:
                 for b in (node.slice.lower, node.slice.upper)
             ]
             return vocabulary.sliced(base, bounds[0], bounds[1])
+        if isinstance(base, Unknown):
+            # an unknown container's item, whatever the key (`vocabulary.item`): not asked
+            return vocabulary.item(base, None)
         key = self.value(module, node.slice, frame)
         if isinstance(base, Namespace) and base.mapping:
             base = DictValue(tuple(base.items))  # `config["name"]` of a ConfigDict
@@ -7376,6 +7385,30 @@ def _truth(value: Value) -> bool | None:
     ):
         return True
     return None  # an array's truth is its data's
+
+
+def _compare_settled(op: ast.cmpop, left: Value) -> str | None:
+    """Why `left <op> ...` is Unknown whatever its right side is (`_compare`'s answer then),
+    or None where the right side's value may decide it: an identity test of an Unknown, an
+    equality of a value other than a known primitive, a membership of an unknown value not a
+    string, an order of a value not an int."""
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        return (
+            "an identity test of an unknown value"
+            if isinstance(left, Unknown)
+            else None
+        )
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        primitive = isinstance(left, (int, float, str, tuple)) or left is None
+        return None if primitive and known(left) else _UNDECIDED
+    if isinstance(op, (ast.In, ast.NotIn)):
+        return None if isinstance(left, str) or known(left) else _UNDECIDED
+    if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        return None if _is_int(left) else _UNDECIDED
+    return _UNDECIDED
+
+
+_UNDECIDED = "a comparison jaxfix does not decide"
 
 
 def _is_int(value: Value) -> bool:
