@@ -114,6 +114,9 @@ class Origin:
     # the call fits on its line and the line still shows its text there; else None: which
     # of two calls on one line the run made.
     columns: tuple[tuple[int, int] | None, ...] = ()
+    # The mesh itself as the record held it, for a role no message names (JAX013's `made`):
+    # its axes, never checked against a message.
+    mesh: MeshFacts | None = None
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
