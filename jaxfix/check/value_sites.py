@@ -1924,6 +1924,7 @@ def _origin_site(
         total=stopped.total,
         variable=stopped.variable,
         scale=stopped.scale,
+        dividend=stopped.dividend,
         reads_at=tuple((p.resolve(), line) for p, line in stopped.places),
     )
 

@@ -136,6 +136,7 @@ _HOST_ARITHMETIC = frozenset(
 )
 # A string's methods that keep it the host's (`.split(",")` of an environment variable).
 _TEXT_METHODS = frozenset({"split", "strip", "lower", "upper"})
+_MAX_OPERAND_STEPS = 4  # names and returns followed to an operand of a quotient
 _MAX_HOST_NAMES = 8  # local names followed back from one size computed from the host
 
 
@@ -147,6 +148,7 @@ class Computed(Unknown):
 
     __slots__ = (
         "axis",
+        "dividend",
         "mixed",
         "module",
         "node",
@@ -179,6 +181,9 @@ class Computed(Unknown):
         # times `scale[0]`, floor-divided by `scale[1]`
         self.variable: str | None = None
         self.scale = (1, 1)
+        # `num_devices // num_partitions`, `num_partitions` the variable's integer: the size
+        # is `dividend` floor-divided by it (`scale` then (1, 1))
+        self.dividend: int | None = None
         # where its host values are read (an environment variable's `os.environ.get`)
         self.places: tuple[tuple[Path, int], ...] = ()
 
@@ -871,12 +876,108 @@ class _Walk:
                     return taken
                 expr = taken
                 continue
-            return self._computed(module, expr) or Unfollowed(
-                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows",
-                module,
-                expr,
+            return (
+                self._computed(module, expr)
+                or self._divided_by_variable(module, expr)
+                or Unfollowed(
+                    f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix "
+                    "follows",
+                    module,
+                    expr,
+                )
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _divided_by_variable(self, module: Module, expr: ast.expr) -> Computed | None:
+        """One axis's size `num_devices // num_partitions` (through local names assigned
+        once and functions of the tree returning one value), where the dividend is an
+        integer the code gives and the divisor an environment variable's integer: the size
+        is set by that variable, which a report names with its read (a literal changed at
+        the dividend would hold only while the variable keeps its value)."""
+        if not self.scalar or self.total or not isinstance(expr, ast.BinOp):
+            return None
+        if not isinstance(expr.op, ast.FloorDiv):
+            return None
+        dividend = self._integer_operand(module, expr.left, 0)
+        self.host_places = []
+        variable = self._variable_operand(module, expr.right, 0)
+        if dividend is None or dividend <= 0 or variable is None:
+            return None
+        text = _text(module, expr)
+        computed = Computed(
+            f"`{text}` at {module.path.name}:{module.line(expr)} divides {dividend} by the "
+            f"environment variable {variable} when it runs",
+            module,
+            expr,
+            text,
+            (f"the environment variable {variable}",),
+            self.axis,
+        )
+        computed.variable, computed.dividend = variable, dividend
+        computed.places = tuple(dict.fromkeys(self.host_places))
+        return computed
+
+    def _operand(
+        self, module: Module, expr: ast.expr, depth: int
+    ) -> tuple[Module, ast.expr] | None:
+        """What a local name assigned once, or a call of a function of the tree whose body
+        is one `return`, stands for; None for anything else."""
+        if depth >= _MAX_OPERAND_STEPS:
+            return None
+        if isinstance(expr, ast.Name) and _local(module, expr):
+            statement = self._assigned_once(module, expr)
+            return (module, statement.value) if statement is not None else None
+        if isinstance(expr, ast.Call) and not expr.args and not expr.keywords:
+            callee = self.evaluator.value_of(module, expr.func)
+            if not isinstance(callee, Function) or not isinstance(
+                callee.node, ast.FunctionDef
+            ):
+                return None
+            body = (
+                callee.node.body[1:]
+                if _docstring(callee.node.body)
+                else callee.node.body
+            )
+            target = self._module(callee.path)
+            if (
+                len(body) != 1
+                or not isinstance(body[0], ast.Return)
+                or body[0].value is None
+                or callee.node.args.args
+                or isinstance(target, Unknown)
+            ):
+                return None
+            return target, body[0].value
+        return None
+
+    def _integer_operand(
+        self, module: Module, expr: ast.expr, depth: int
+    ) -> int | None:
+        """The integer `expr` is as the code writes it (a literal, a constant the engine
+        knows), else None."""
+        value = _constant(expr)
+        if type(value) is int:
+            return value
+        known = self.evaluator.value_of(module, expr)
+        if type(known) is int:
+            return known
+        step = self._operand(module, expr, depth)
+        return self._integer_operand(*step, depth + 1) if step is not None else None
+
+    def _variable_operand(
+        self, module: Module, expr: ast.expr, depth: int
+    ) -> str | None:
+        """The environment variable whose integer `expr` is (`int(os.environ.get("N",
+        "2"))`, through names and one-return functions), its read noted; else None."""
+        found = self._environment_value(module, expr)
+        if found is not None:
+            if found[1] != (1, 1):
+                return None
+            read = expr.args[0] if isinstance(expr, ast.Call) and expr.args else expr
+            self._host_place(module, read)
+            return found[0]
+        step = self._operand(module, expr, depth)
+        return self._variable_operand(*step, depth + 1) if step is not None else None
 
     def _class_default(
         self, module: Module, read: ast.Attribute, cls: Class
