@@ -513,13 +513,13 @@ class _Walk:
                     # `(jax.local_device_count() // 4, 2)`: the literal axis times the
                     # host's count is the size; a literal is right on one host only
                     return computed
-                shared = _sharing_operand(expr, self.axis)
-                if shared is not None:
+                sharing = _sharing_operand(expr, self.axis)
+                if sharing is not None:
                     # `(devices // model, model)`: changing `model` changes the other
                     # axis too; which of the two to change the code does not say
                     return Unknown(
                         f"`{_text(module, element)}` at {where} is also an operand of "
-                        f"`{_text(module, shared)}`, another axis's size: which value to "
+                        f"`{_text(module, sharing)}`, another axis's size: which value to "
                         "change the code does not say"
                     )
                 # `(cfg.dp, cfg.tp)`: the axis to change is written on its own
@@ -5199,7 +5199,9 @@ def _appended_in_loop(
                 if len(loops) != 1:
                     return None
                 (loop,) = loops
-                append = loop.body[0].value
+                appending = loop.body[0]
+                assert isinstance(appending, ast.Expr)  # as selected
+                append = appending.value
                 assert isinstance(append, ast.Call)  # _appends_to
                 uses = [
                     node
@@ -5290,7 +5292,7 @@ def _sharing_operand(sizes: ast.Tuple | ast.List, axis: int) -> ast.expr | None:
     return None
 
 
-def _mentions(node: ast.expr, name: str) -> bool:
+def _mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
 
