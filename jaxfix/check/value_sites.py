@@ -265,6 +265,7 @@ def _at_made_mesh(
         if isinstance(mesh, Mesh) and isinstance(mesh.origin, ast.Call):
             meshes[id(mesh.origin)] = mesh
     if len(meshes) != 1:
+        _at_built_make_mesh(engine, path, index, item, found, ours)
         return
     (mesh,) = meshes.values()
     origin = mesh.origin
@@ -289,6 +290,136 @@ def _at_made_mesh(
         axes=len(mesh.axis_types),
     )
     _move(found, path, index, item, site)
+
+
+def _at_built_make_mesh(
+    engine: Engine,
+    path: Path,
+    index: int,
+    item: Evidence,
+    found: dict[Path, list[Evidence]],
+    ours: set[Path],
+) -> None:
+    """Where the code does not show the mesh JAX raised on (a layer's `self.mesh`, given by
+    the model that a factory's mesh was passed to): the `jax.make_mesh(...)` call on the line
+    where the run built it (`made`'s creation frames), when every record agrees on that
+    line, the run saw the mesh's axes all Explicit, and the frames are a path the code
+    shows (`_checked_chain`): that call gets the evidence, as the engine's own mesh would."""
+    from jaxfix.analysis.ast_engine.analysis import Analysis
+    from jaxfix.analysis.ast_engine.values import Mesh, Unknown
+    from jaxfix.analysis.names import Api
+
+    built = [o for o in item.origins if (o.role, o.kind) == (_MADE[1], "built")]
+    places = {o.frames[-1] for o in built if o.frames}
+    axes = {len(o.mesh.axis_names) for o in built if o.mesh is not None}
+    if (
+        len(places) != 1
+        or len(axes) != 1
+        or any(
+            o.mesh is None
+            or o.mesh.axis_types is None
+            or set(o.mesh.axis_types) != {"Explicit"}
+            for o in built
+        )
+    ):
+        return
+    ((where, line),) = places
+    if where.resolve() not in ours:
+        return
+    module = engine.evaluator.module(where.resolve())
+    if isinstance(module, Unknown):
+        return
+    analysis = Analysis(engine, module)
+    calls = [
+        call
+        for call in module.calls
+        if call.lineno == line and analysis.called_api(call) is Api.MAKE_MESH
+    ]
+    if len(calls) != 1 or not all(
+        _checked_chain(engine, item, o.frames) for o in built
+    ):
+        return
+    made = analysis.value_of(calls[0])
+    recorded = {(o.mesh.axis_names, o.mesh.axis_sizes) for o in built if o.mesh}
+    if isinstance(made, Mesh) and any(
+        known is not None
+        and None not in known
+        and tuple(known) not in {r[i] for r in recorded}
+        for i, known in enumerate((made.axis_names, made.axis_sizes))
+    ):
+        return  # the call's own names or sizes are not the run's mesh's
+    site = ValueSite(
+        (path, item.line),
+        where.resolve(),
+        _extent(module, calls[0]),
+        ast.unparse(calls[0].func),
+        why="the run built the mesh it raised on here",
+        role=_MADE[1],
+        axes=axes.pop(),
+    )
+    _move(found, path, index, item, site)
+
+
+def _checked_chain(
+    engine: Engine, item: Evidence, frames: tuple[tuple[Path, int], ...]
+) -> bool:
+    """Whether creation `frames` (outermost first) are a path the code shows: each frame's
+    line calls the function (or the class whose `__init__`) holding the next frame's line,
+    and the outermost runs in a function (or module body) the raising record's own frames
+    pass through: the mesh was built on the path that raised."""
+    from jaxfix.analysis.ast_engine.values import Unknown
+
+    def scope_of(place: tuple[Path, int]) -> tuple[Path, int] | None:
+        module = engine.evaluator.module(place[0].resolve())
+        if isinstance(module, Unknown):
+            return None
+        function = _function_at(module.tree, place[1])
+        return place[0].resolve(), function.lineno if function is not None else 0
+
+    raised = [
+        o.frames for o in item.origins if (o.role, o.kind) == ("raised", "called")
+    ]
+    on_path = {scope_of(place) for chain in raised for place in chain} - {None}
+    if not frames or scope_of(frames[0]) not in on_path:
+        return False
+    for (path, line), inner in zip(frames, frames[1:]):
+        module = engine.evaluator.module(path.resolve())
+        target_module = engine.evaluator.module(inner[0].resolve())
+        if isinstance(module, Unknown) or isinstance(target_module, Unknown):
+            return False
+        target = _function_at(target_module.tree, inner[1])
+        if target is None or not any(
+            _calls(engine, module, call, target)
+            for call in module.calls
+            if call.lineno <= line <= (call.end_lineno or call.lineno)
+        ):
+            return False
+    return True
+
+
+def _calls(
+    engine: Engine, module: Module, call: ast.Call, target: ast.FunctionDef
+) -> bool:
+    """Whether `call` calls `target`: the function, or the class whose `__init__` it is (by
+    name where the engine cannot tell what is called)."""
+    from jaxfix.analysis.ast_engine.values import Class, Function, Unknown
+
+    callee = engine.evaluator.value_of(module, call.func)
+    if isinstance(callee, Function):
+        return callee.node is target
+    if isinstance(callee, Class):
+        return target.name == "__init__" and any(m is target for m in callee.node.body)
+    if isinstance(callee, Unknown):
+        func = call.func
+        named = (
+            func.attr
+            if isinstance(func, ast.Attribute)
+            else func.id
+            if isinstance(func, ast.Name)
+            else None
+        )
+        return named == target.name
+    return False
 
 
 # JAX008's abstract mesh given to `jax.set_mesh`: where the run built it, a hand-built
@@ -1793,6 +1924,7 @@ def _origin_site(
         total=stopped.total,
         variable=stopped.variable,
         scale=stopped.scale,
+        dividend=stopped.dividend,
         reads_at=tuple((p.resolve(), line) for p, line in stopped.places),
     )
 

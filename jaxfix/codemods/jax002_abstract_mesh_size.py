@@ -643,7 +643,11 @@ class AbstractMeshSizeChange(Rule):
         if isinstance(resized, str) or several:
             return note
         axis, axis_name, inner_sizes, size = resized
-        setting = (origin.variable_setting(size) or "") if origin.axis == axis else ""
+        setting = (
+            (origin.variable_setting(size, evidence.environment) or "")
+            if origin.axis == axis
+            else ""
+        )
         return (
             f"{note} ({setting}axis {axis_name!r} is {inner_sizes[axis]} in the run; "
             f"{size} would make the enclosing size {outers[0].size})"

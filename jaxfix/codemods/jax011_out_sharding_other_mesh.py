@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxfix.analysis.ast_engine.analysis import Analysis
@@ -20,6 +22,7 @@ from jaxfix.analysis.ast_engine.values import (
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
 from jaxfix.codemods.text import not_fixed, with_note
+from jaxfix.evidence.facts import Evidence
 from jaxfix.ground.diagnostics import Fix, Safety
 
 if TYPE_CHECKING:
@@ -156,11 +159,31 @@ class OutShardingOtherMesh(Rule):
         )
         why = self._why_not_fixed(out, context)
         if why is not None:
-            self.report(raising, with_note(message, not_fixed(why)))
+            confirmed = analysis.confirmed(raising, self.code)
+            note = (
+                confirmed.evidence.mesh_note(self._root(confirmed.evidence))
+                if confirmed is not None
+                else None
+            )
+            # from a run: where each mesh's sizes come from (a host count, named with its
+            # line and what it was in the run)
+            self.report(
+                raising,
+                with_note(message, not_fixed(why) + (f"; {note}" if note else "")),
+            )
             return
         edit = _spec_of if _literal(analysis, out) else _dot_spec
         fix = Fix("pass the bare PartitionSpec", ((out, edit),), Safety.SAFE)
         self.report(raising, message, fix=fix)
+
+    def _root(self, evidence: Evidence) -> Path:
+        """The directory this file and the run's origin frames share, from which a message
+        names them."""
+        paths = [os.path.abspath(p) for o in evidence.origins for p, _ in o.frames]
+        paths.extend(os.path.abspath(o.path) for o in evidence.mesh_origins)
+        here = os.path.abspath(self.analysis.path)
+        root = Path(os.path.commonpath([*paths, here]))
+        return root.parent if root.as_posix() == here else root
 
     def checks(self, call: ast.Call) -> bool:
         """A `jax.numpy`, `jax.random` or `jax.lax` function given `out_sharding=`, or the

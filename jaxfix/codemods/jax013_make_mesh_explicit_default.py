@@ -206,6 +206,15 @@ class MakeMeshExplicitDefault(Rule):
         "jax/_src/lax/utils.py",
         "jax/_src/lax/slicing.py",
     )
+    # the mesh JAX found Explicit axes on (with_sharding_constraint's sharding's, the
+    # gather's or the dot's first operand's): where the run built it is the make_mesh call
+    # to give Auto axes, when the code does not show which mesh it is
+    mesh_locals = {
+        "made": "check_shardings_are_auto:s.mesh|assert_shardings_equal:user_sharding.mesh"
+        "|_gather_sharding_rule:operand.sharding.mesh"
+        "|_dot_general_sharding_rule:lhs.sharding.mesh"
+    }
+    unnamed_meshes = frozenset({"made"})
     raises_since = "0.9"
 
     def visit_Call(self, node: ast.Call) -> None:

@@ -114,6 +114,9 @@ class Origin:
     # the call fits on its line and the line still shows its text there; else None: which
     # of two calls on one line the run made.
     columns: tuple[tuple[int, int] | None, ...] = ()
+    # The mesh itself as the record held it, for a role no message names (JAX013's `made`):
+    # its axes, never checked against a message.
+    mesh: MeshFacts | None = None
 
     def describe(self, root: Path | None = None) -> str:
         """`pkg/meshes.py:5, called from main.py:10`: innermost first."""
@@ -121,6 +124,14 @@ class Origin:
             f"{_shown(path, root)}:{line}" for path, line in reversed(self.frames)
         ]
         return ", called from ".join(places[:LISTED])
+
+
+def _divisor(dividend: int, size: int) -> int | None:
+    """The integer `n` with `dividend // n == size` that divides `dividend` exactly, else
+    None."""
+    if size <= 0 or dividend % size:
+        return None
+    return dividend // size
 
 
 def _sizes(mesh: MeshFacts) -> str:
@@ -210,6 +221,8 @@ class ValueSite:
     # times `scale[0]`, floor-divided by `scale[1]`.
     variable: str | None = None
     scale: tuple[int, int] = (1, 1)
+    # ... or `dividend` floor-divided by it (`num_devices // num_partitions`)
+    dividend: int | None = None
     # The mesh of the error's message (its role, as in Facts) whose sizes come from here,
     # for an error whose rule has no walk of its own (`Evidence.mesh_origins`).
     role: str | None = None
@@ -244,13 +257,44 @@ class ValueSite:
     # the same sizes and types as the one it must match, under other names.
     names: bool = False
 
-    def variable_setting(self, size: int) -> str | None:
+    def variable_setting(
+        self, size: int, environment: Sequence[EnvironmentRead] = ()
+    ) -> str | None:
         """What to set `variable` to for the value to be `size`: "the environment variable
-        X: set it to N; ", or None when there is no variable or no integer does it."""
+        X: set it to N; ", or None when there is no variable or no integer does it. A
+        quotient's variable (`dividend`) is named with its value in the run, when the run
+        read one at that place (`environment`)."""
+        if self.variable is None:
+            return None
+        if self.dividend is not None:
+            value = _divisor(self.dividend, size)
+            if value is None:
+                return None
+            held = self._held(environment)
+            shown = f" is {held} in the run" if held else ""
+            return (
+                f"the environment variable {self.variable}{shown}: set it to {value}; "
+            )
         times, over = self.scale
-        if self.variable is None or size % times:
+        if size % times:
             return None
         return f"the environment variable {self.variable}: set it to {size // times * over}; "
+
+    def _held(self, environment: Sequence[EnvironmentRead]) -> str | None:
+        """The one value the run read `variable` as at this place, when it reads as an
+        integer; else None."""
+        places = {(self.path, self.span[0]), *self.reads_at}
+        values = {
+            r.value
+            for r in environment
+            if r.variable == self.variable
+            and r.value is not None
+            and (Path(os.path.realpath(r.path)), r.line) in places
+        }
+        held = next(iter(values), None) if len(values) == 1 else None
+        if held is None or not (held.isascii() and held.isdigit() and len(held) < 10):
+            return None
+        return held
 
     def variable_match(
         self,
@@ -289,10 +333,22 @@ class ValueSite:
             held.isascii()
             and held.isdigit()
             and len(held) < 10
-            and int(held) * times // over == sizes[axis]
+            and int(held) > 0
+            and (
+                self.dividend // int(held)
+                if self.dividend is not None
+                else int(held) * times // over
+            )
+            == sizes[axis]
         ):
             return None  # the run read another value than the one sizing this mesh
-        setting = wanted[axis] // times * over
+        if self.dividend is not None:
+            found = _divisor(self.dividend, wanted[axis])
+            if found is None:
+                return None
+            setting = found
+        else:
+            setting = wanted[axis] // times * over
         shown = (
             f"{self.variable} is {held} in the run; set it"
             if held

@@ -98,6 +98,8 @@ def install(path=None, patterns=None):
         "jax._src.shard_map": _provenance("patch_shard_map"),
         "jax._src.interpreters.pxla": _provenance("patch_pxla"),
         "jax._src.core": _provenance("patch_core"),
+        "jax._src.pjit": _provenance("patch_pjit"),
+        "jax._src.lax.utils": _provenance("patch_lax_utils"),
     }
     for name, patch in patches.items():
         if name in sys.modules:

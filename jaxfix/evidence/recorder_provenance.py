@@ -406,3 +406,26 @@ def patch_core(module):
         return
     _hide_from_jax()
     module.check_avals_context_mesh = _keep_raised_locals(function)
+
+
+def _keep_locals_of(module, names):
+    """`module`'s functions `names`, wrapped to keep their raising frames' locals."""
+    for name in names:
+        function = getattr(module, name, None)
+        if function is None or getattr(function, "_jaxfix_recorder", False):
+            continue
+        _hide_from_jax()
+        setattr(module, name, _keep_raised_locals(function))
+
+
+def patch_pjit(module):
+    """jax._src.pjit: `with_sharding_constraint`'s checks of its sharding against the mesh's
+    axis types, whose error under `jax.jit` reaches the program without the sharding (and
+    its mesh) that JAX's frames held."""
+    _keep_locals_of(module, ("check_shardings_are_auto", "assert_shardings_equal"))
+
+
+def patch_lax_utils(module):
+    """jax._src.lax.utils: `call_sharding_rule`, under which an operation's sharding rule
+    (a gather's, a dot's) raises on its operands' Explicit axes: their meshes are kept."""
+    _keep_locals_of(module, ("call_sharding_rule",))

@@ -340,8 +340,25 @@ def _origins(
                     Origin(role[:40], "cached", chain, facts, reached, columns=spans)
                 )
             elif placed:
-                found.append(Origin(role[:40], kind, chain, facts, columns=spans))
+                found.append(
+                    Origin(
+                        role[:40],
+                        kind,
+                        chain,
+                        facts,
+                        columns=spans,
+                        mesh=None if role in (facts or {}) else _unnamed_mesh(mesh),
+                    )
+                )
     return tuple(found)
+
+
+def _unnamed_mesh(mesh: dict[str, Any]) -> MeshFacts | None:
+    """A recorded mesh no message names, as the record held it; None where it is malformed."""
+    try:
+        return _mesh(mesh)
+    except _Bad:
+        return None
 
 
 def _built_by_another_test(mesh: dict[str, Any], test: str | None) -> bool:

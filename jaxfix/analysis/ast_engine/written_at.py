@@ -136,6 +136,7 @@ _HOST_ARITHMETIC = frozenset(
 )
 # A string's methods that keep it the host's (`.split(",")` of an environment variable).
 _TEXT_METHODS = frozenset({"split", "strip", "lower", "upper"})
+_MAX_OPERAND_STEPS = 4  # names and returns followed to an operand of a quotient
 _MAX_HOST_NAMES = 8  # local names followed back from one size computed from the host
 
 
@@ -147,6 +148,7 @@ class Computed(Unknown):
 
     __slots__ = (
         "axis",
+        "dividend",
         "mixed",
         "module",
         "node",
@@ -179,6 +181,9 @@ class Computed(Unknown):
         # times `scale[0]`, floor-divided by `scale[1]`
         self.variable: str | None = None
         self.scale = (1, 1)
+        # `num_devices // num_partitions`, `num_partitions` the variable's integer: the size
+        # is `dividend` floor-divided by it (`scale` then (1, 1))
+        self.dividend: int | None = None
         # where its host values are read (an environment variable's `os.environ.get`)
         self.places: tuple[tuple[Path, int], ...] = ()
 
@@ -403,6 +408,9 @@ class _Walk:
         self.names = False
         # Pairs whose sizes may be `-1` (filled by the builder) end the walk too
         self.filled = False
+        # The names a comprehension reading the sizes by axis name iterates (`AXES` of
+        # `(sizes[a] for a in AXES)`): a mapping zipped from them keeps their order
+        self.iterated: str | None = None
 
     def _module(self, path: Path) -> Module | Unknown:
         return self.evaluator.module(path)
@@ -465,6 +473,21 @@ class _Walk:
                 if shape is not None:
                     self.devices, expr = False, shape
                     continue
+            if (
+                isinstance(expr, ast.List)
+                and not expr.elts
+                and not keys
+                and (built := _appended_in_loop(module, expr)) is not None
+            ):  # `shape = []` then `for a in AXES: shape.append(p[a])`: `[p[a] for a in AXES]`
+                if (
+                    narrowest is not None
+                    and narrowest.module is module
+                    and isinstance(narrowest.node, ast.Name)
+                    and narrowest.node.id == built[1]
+                ):
+                    narrowest = None  # the local's other read is the append itself
+                expr = built[0]
+                continue
             if isinstance(expr, (ast.Tuple, ast.List)) and not keys and not self.scalar:
                 if (_names(expr) if self.names else _integers(expr)) or (
                     self.pairs and self.axis is None and _sized_pairs(expr, self.filled)
@@ -490,6 +513,15 @@ class _Walk:
                     # `(jax.local_device_count() // 4, 2)`: the literal axis times the
                     # host's count is the size; a literal is right on one host only
                     return computed
+                sharing = _sharing_operand(expr, self.axis)
+                if sharing is not None:
+                    # `(devices // model, model)`: changing `model` changes the other
+                    # axis too; which of the two to change the code does not say
+                    return Unknown(
+                        f"`{_text(module, element)}` at {where} is also an operand of "
+                        f"`{_text(module, sharing)}`, another axis's size: which value to "
+                        "change the code does not say"
+                    )
                 # `(cfg.dp, cfg.tp)`: the axis to change is written on its own
                 self.scalar, self.label = True, None
                 expr = expr.elts[self.axis]
@@ -766,7 +798,26 @@ class _Walk:
                 and (mapping := _read_by_name(expr)) is not None
             ):  # `tuple(sizes.get(name, 1) for name in AXES)`: the axis's entry
                 self.scalar, self.label = True, None
+                self.iterated = ast.dump(expr.generators[0].iter)
                 expr, keys = mapping, [self.axis_name]
+                continue
+            if (
+                isinstance(expr, ast.Call)
+                and keys == [self.axis_name]
+                and self.axis is not None
+                and self.iterated is not None
+                and len(expr.args) == 1
+                and not expr.keywords
+                and isinstance(zipped := expr.args[0], ast.Call)
+                and len(zipped.args) == 2
+                and not zipped.keywords
+                and not any(isinstance(a, ast.Starred) for a in zipped.args)
+                and ast.dump(zipped.args[0]) == self.iterated
+                and self._qualified(module, expr.func) == "builtins.dict"
+                and self._qualified(module, zipped.func) == "builtins.zip"
+            ):  # `dict(zip(names, shape))` read by the names it zips, in their order:
+                # the axis's entry is `shape`'s item of the axis's place
+                expr, keys = zipped.args[1], [self.axis]
                 continue
             if (
                 isinstance(expr, (ast.ListComp, ast.GeneratorExp))
@@ -825,12 +876,108 @@ class _Walk:
                     return taken
                 expr = taken
                 continue
-            return self._computed(module, expr) or Unfollowed(
-                f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix follows",
-                module,
-                expr,
+            return (
+                self._computed(module, expr)
+                or self._divided_by_variable(module, expr)
+                or Unfollowed(
+                    f"`{_text(module, expr)}` at {where} is computed, not a value jaxfix "
+                    "follows",
+                    module,
+                    expr,
+                )
             )
         return Unknown("too many steps between the mesh and its sizes")
+
+    def _divided_by_variable(self, module: Module, expr: ast.expr) -> Computed | None:
+        """One axis's size `num_devices // num_partitions` (through local names assigned
+        once and functions of the tree returning one value), where the dividend is an
+        integer the code gives and the divisor an environment variable's integer: the size
+        is set by that variable, which a report names with its read (a literal changed at
+        the dividend would hold only while the variable keeps its value)."""
+        if not self.scalar or self.total or not isinstance(expr, ast.BinOp):
+            return None
+        if not isinstance(expr.op, ast.FloorDiv):
+            return None
+        dividend = self._integer_operand(module, expr.left, 0)
+        self.host_places = []
+        variable = self._variable_operand(module, expr.right, 0)
+        if dividend is None or dividend <= 0 or variable is None:
+            return None
+        text = _text(module, expr)
+        computed = Computed(
+            f"`{text}` at {module.path.name}:{module.line(expr)} divides {dividend} by the "
+            f"environment variable {variable} when it runs",
+            module,
+            expr,
+            text,
+            (f"the environment variable {variable}",),
+            self.axis,
+        )
+        computed.variable, computed.dividend = variable, dividend
+        computed.places = tuple(dict.fromkeys(self.host_places))
+        return computed
+
+    def _operand(
+        self, module: Module, expr: ast.expr, depth: int
+    ) -> tuple[Module, ast.expr] | None:
+        """What a local name assigned once, or a call of a function of the tree whose body
+        is one `return`, stands for; None for anything else."""
+        if depth >= _MAX_OPERAND_STEPS:
+            return None
+        if isinstance(expr, ast.Name) and _local(module, expr):
+            statement = self._assigned_once(module, expr)
+            return (module, statement.value) if statement is not None else None
+        if isinstance(expr, ast.Call) and not expr.args and not expr.keywords:
+            callee = self.evaluator.value_of(module, expr.func)
+            if not isinstance(callee, Function) or not isinstance(
+                callee.node, ast.FunctionDef
+            ):
+                return None
+            body = (
+                callee.node.body[1:]
+                if _docstring(callee.node.body)
+                else callee.node.body
+            )
+            target = self._module(callee.path)
+            if (
+                len(body) != 1
+                or not isinstance(body[0], ast.Return)
+                or body[0].value is None
+                or callee.node.args.args
+                or isinstance(target, Unknown)
+            ):
+                return None
+            return target, body[0].value
+        return None
+
+    def _integer_operand(
+        self, module: Module, expr: ast.expr, depth: int
+    ) -> int | None:
+        """The integer `expr` is as the code writes it (a literal, a constant the engine
+        knows), else None."""
+        value = _constant(expr)
+        if type(value) is int:
+            return value
+        known = self.evaluator.value_of(module, expr)
+        if type(known) is int:
+            return known
+        step = self._operand(module, expr, depth)
+        return self._integer_operand(*step, depth + 1) if step is not None else None
+
+    def _variable_operand(
+        self, module: Module, expr: ast.expr, depth: int
+    ) -> str | None:
+        """The environment variable whose integer `expr` is (`int(os.environ.get("N",
+        "2"))`, through names and one-return functions), its read noted; else None."""
+        found = self._environment_value(module, expr)
+        if found is not None:
+            if found[1] != (1, 1):
+                return None
+            read = expr.args[0] if isinstance(expr, ast.Call) and expr.args else expr
+            self._host_place(module, read)
+            return found[0]
+        step = self._operand(module, expr, depth)
+        return self._variable_operand(*step, depth + 1) if step is not None else None
 
     def _class_default(
         self, module: Module, read: ast.Attribute, cls: Class
@@ -1969,9 +2116,10 @@ class _Walk:
                 )
             if len(call.args) == 1:
                 return call.args[0]
-            return Unknown(
-                f"the device array reshaped at {where} is not given its shape as one value"
-            )
+            if call.args:  # `.reshape(n // 2, 2)`: the sizes, one an argument
+                shape = ast.Tuple(elts=list(call.args), ctx=ast.Load())
+                return ast.copy_location(shape, call.args[0])
+            return Unknown(f"the device array reshaped at {where} is given no shape")
         return None
 
     def _one_axis(self, narrowest: Written | None) -> Written | None:
@@ -5020,7 +5168,131 @@ def _read_by_name(comprehension: ast.ListComp | ast.GeneratorExp) -> ast.expr | 
     return mapping
 
 
-def _mentions(node: ast.expr, name: str) -> bool:
+def _appended_in_loop(
+    module: Module, empty: ast.List
+) -> tuple[ast.ListComp, str] | None:
+    """The list `[]` bound to a local (`shape = []`) and then filled by one loop of the
+    same block whose one statement appends to it (`for a in AXES: shape.append(p[a])`), as
+    the comprehension it amounts to, with the local's name; None where anything else
+    changes the local."""
+    for function in ast.walk(module.tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for block in _blocks(function):
+            for at, statement in enumerate(block):
+                if not (
+                    isinstance(statement, ast.Assign)
+                    and statement.value is empty
+                    and len(statement.targets) == 1
+                    and isinstance(target := statement.targets[0], ast.Name)
+                ):
+                    continue
+                loops = [
+                    s
+                    for s in block[at + 1 :]
+                    if isinstance(s, ast.For)
+                    and not s.orelse
+                    and len(s.body) == 1
+                    and isinstance(s.body[0], ast.Expr)
+                    and _appends_to(s.body[0].value, target.id)
+                ]
+                if len(loops) != 1:
+                    return None
+                (loop,) = loops
+                appending = loop.body[0]
+                assert isinstance(appending, ast.Expr)  # as selected
+                append = appending.value
+                assert isinstance(append, ast.Call)  # _appends_to
+                uses = [
+                    node
+                    for node in ast.walk(function)
+                    if isinstance(node, ast.Name) and node.id == target.id
+                ]
+                touched = [
+                    node
+                    for node in ast.walk(function)
+                    if isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == target.id
+                ]
+                if (
+                    sum(isinstance(u.ctx, ast.Store) for u in uses) != 1
+                    or len(touched) != 1
+                    or _mentions(append.args[0], target.id)
+                    or any(
+                        _mentions(s, target.id)
+                        for s in block[at + 1 : block.index(loop)]
+                    )
+                ):
+                    return None
+                built = ast.ListComp(
+                    elt=append.args[0],
+                    generators=[
+                        ast.comprehension(
+                            target=loop.target, iter=loop.iter, ifs=[], is_async=0
+                        )
+                    ],
+                )
+                return ast.copy_location(built, loop), target.id
+    return None
+
+
+def _blocks(function: ast.AST) -> list[list[ast.stmt]]:
+    """The statement lists of `function`'s body and of the compound statements in it."""
+    found = []
+    for node in ast.walk(function):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                found.append(block)
+    return found
+
+
+def _appends_to(call: ast.expr, name: str) -> bool:
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == name
+        and len(call.args) == 1
+        and not call.keywords
+        and not isinstance(call.args[0], ast.Starred)
+    )
+
+
+def _references(node: ast.AST) -> set[str]:
+    """The names and attribute chains `node` reads (`cfg.tp`, not `cfg`; a call's arguments,
+    not the function called)."""
+    if isinstance(node, ast.Name) or (
+        isinstance(node, ast.Attribute) and isinstance(_chain_root(node), ast.Name)
+    ):
+        return {ast.unparse(node)}
+    if isinstance(node, ast.Call):
+        parts: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)]
+    else:
+        parts = list(ast.iter_child_nodes(node))
+    return set().union(*map(_references, parts)) if parts else set()
+
+
+def _chain_root(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node
+
+
+def _sharing_operand(sizes: ast.Tuple | ast.List, axis: int) -> ast.expr | None:
+    """Another element of `sizes` computed from a name the `axis` element reads
+    (`devices // model` beside `model`), or None."""
+    read = _references(sizes.elts[axis])
+    for index, other in enumerate(sizes.elts):
+        if index != axis and not isinstance(other, ast.Constant):
+            if read & _references(other):
+                return other
+    return None
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
 
