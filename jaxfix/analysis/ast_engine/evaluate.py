@@ -2926,9 +2926,48 @@ class Evaluator:
             calls: list[ast.Call] | None = [called]
         else:
             calls = _calls_of_local(module, made)
+            if calls is None:
+                calls = self._calls_of_module_name(module, made)
         if calls is None:
             return None
         return [(module, call, value) for call in calls]
+
+    def _calls_of_module_name(
+        self, module: Module, value: ast.expr
+    ) -> list[ast.Call] | None:
+        """Where `value` is what the module binds, once, to a module-level name
+        (`eval_fn = partial(evaluate, mesh=MESH)`) that no other module may import, no
+        function stores (`global`) and no string names: the calls that read it, where every
+        read of the name that sees that binding is a call of it; None otherwise."""
+        statement = module.parents.get(value)
+        if not (
+            isinstance(statement, ast.Assign)
+            and statement.value is value
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and module.scope_of(statement) is module.tree
+        ):
+            return None
+        name = statement.targets[0].id
+        if name in module.declared_global:
+            return None
+        files = self.project.candidate_files(name, module.path)
+        if isinstance(files, Unknown) or any(p != module.path for p in files):
+            return None  # another module may import it
+        if not read_only_when_called([module], name):
+            return None  # an attribute read, or a lookup by its string
+        calls: list[ast.Call] = []
+        for use in module.loads_by_name.get(name, ()):
+            if not isinstance(use, ast.Name):
+                continue  # `obj.eval_fn(...)`: another object's attribute, called
+            bindings = self.reaching(module, use)
+            if not bindings or any(b.node is not statement for b in bindings):
+                return None
+            call = module.parents.get(use)
+            if not (isinstance(call, ast.Call) and call.func is use):
+                return None
+            calls.append(call)
+        return calls
 
     def _not_it_in_callers_frames(
         self,

@@ -231,9 +231,17 @@ def _mesh(args: Bound, node: ast.AST, version: tuple[int, ...] | None) -> Value:
 def _named_sharding(
     args: Bound, node: ast.AST, version: tuple[int, ...] | None
 ) -> Value:
+    """`NamedSharding(mesh, spec)`; a mesh that may be None (an unguarded getter's global,
+    a lookup that may find nothing) is the other option: NamedSharding(None, ...) raises
+    TypeError on every tier, so no sharding is made of it."""
     if "mesh" not in args or "spec" not in args:
         return Unknown("NamedSharding(...) without a mesh and a spec")
-    return Sharding(args["mesh"], args["spec"], node)
+    mesh = args["mesh"]
+    if isinstance(mesh, OneOf) and None in mesh.options:
+        others = [o for o in mesh.options if o is not None]
+        if len(others) == 1:
+            mesh = others[0]
+    return Sharding(mesh, args["spec"], node)
 
 
 def _context(api: Api) -> Callable[[Bound, ast.AST, tuple[int, ...] | None], Value]:
