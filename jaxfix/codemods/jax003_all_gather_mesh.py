@@ -1412,6 +1412,7 @@ class AllGatherMeshMismatch(Rule):
                 f"the input `{self._short(x)}`"
                 if not isinstance(x, ast.Name)
                 and first_evaluated(self.analysis, x) is None
+                and not self.analysis.rereads_same(x)
                 else f"the context mesh `{self._short(mesh)}`"
             )
             return None, not_fixed(
@@ -1431,29 +1432,40 @@ class AllGatherMeshMismatch(Rule):
         names `mesh`, or the expression `mesh` that entered the context; with `tree`, `x` is
         a pytree of arrays, each leaf moved with its own spec (`jax.tree.map`). What the fix
         reads twice is a name: an input or a mesh written another way is bound to a local
-        just before the statement that read it (jaxfix/codemods/bindings.py); None where
-        that would change what runs first."""
+        just before the statement that read it (jaxfix/codemods/bindings.py); where that
+        would change what runs first, read again when the engine shows that gives the same
+        object (`Analysis.rereads_same`: an attribute chain kept on its objects, nothing
+        storing it in between); None otherwise."""
         edits: list[tuple[ast.AST, Edit]] = []
         if isinstance(x, ast.Name):
             value = x.id
         else:
             binding = local_for(self.analysis, x, "to_gather")
-            if binding is None:
+            if binding is not None:
+                edits.append((binding.statement, binding.edit(self.analysis.text(x))))
+                value = binding.name
+            elif self.analysis.rereads_same(x):  # both reads in the one expression
+                value = self.analysis.text(x)
+            else:
                 return None
-            edits.append((binding.statement, binding.edit(self.analysis.text(x))))
-            value = binding.name
         if isinstance(mesh, ast.Name):
             mesh = mesh.id
         if not isinstance(mesh, str):
             binding = local_for(
                 self.analysis, mesh, "mesh", read_at=x, avoid=frozenset({value})
             )
-            if binding is None:
+            between = self._after_entering(mesh, x) if binding is None else None
+            if binding is not None:
+                local = binding.name
+                edits.append(
+                    (binding.statement, binding.edit(self.analysis.text(mesh)))
+                )
+                edits.append((mesh, lambda _: _expression(local)))
+                mesh = local
+            elif between is not None and self.analysis.rereads_same(mesh, between):
+                mesh = self.analysis.text(mesh)
+            else:
                 return None
-            local = binding.name
-            edits.append((binding.statement, binding.edit(self.analysis.text(mesh))))
-            edits.append((mesh, lambda _: _expression(local)))
-            mesh = local
         elif not mesh.isidentifier() and not reread:
             return None  # an attribute read again, with nowhere it was read to bind it
         named_sharding, imports = self.analysis.api_spelling(
@@ -1475,6 +1487,43 @@ class AllGatherMeshMismatch(Rule):
             Safety.UNSAFE,
             (*jax_import, *imports),
         )
+
+    def _after_entering(self, mesh: ast.expr, x: ast.expr) -> list[ast.AST] | None:
+        """What runs between the read of `mesh`, the one argument of a `with jax.set_mesh(
+        mesh):` in the function holding `x`, and the read of `x`: that call, the `with`'s
+        later items, and its body's statements up to the one holding `x` (all of it); None
+        where `x` is not in that body, in that scope."""
+        call = self.analysis.parents.get(mesh)
+        item = self.analysis.parents.get(call) if call is not None else None
+        block = self.analysis.parents.get(item) if item is not None else None
+        if not (
+            isinstance(call, ast.Call)
+            and call.args == [mesh]
+            and self.analysis.called_api(call) in _EAGER_SETTERS
+            and isinstance(item, ast.withitem)
+            and isinstance(block, ast.With)
+        ):
+            return None
+        node: ast.AST = x
+        while (parent := self.analysis.parents.get(node)) is not block:
+            if parent is None or isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.comprehension) or isinstance(
+                parent, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+            ):
+                return None
+            node = parent
+        if not isinstance(node, ast.stmt) or node not in block.body:
+            return None
+        later = block.items[block.items.index(item) + 1 :]
+        return [
+            call,
+            *(i.context_expr for i in later),
+            *block.body[: block.body.index(node) + 1],
+        ]
 
     def _rehome_sharding(
         self,
@@ -1593,6 +1642,7 @@ class AllGatherMeshMismatch(Rule):
                 _Site(
                     context=context,
                     entered_by=site.api,
+                    entered_at=site.node,
                     input=caller.array_mesh(arg),
                     input_text=caller.text(arg),
                     call=call,
