@@ -5576,7 +5576,7 @@ class Evaluator:
             and all(b.kind == "param" for b in bindings)
         ):
             return None
-        return Class(klass, module.path, self.frame_at(module, klass).closure)
+        return Class(klass, module.path, self.frame_at(module, klass))
 
     def _no_subclass_computes(self, cls: Class, name: str) -> bool:
         """Whether no module holding the word `name` has a class binding it to a function
