@@ -5579,22 +5579,24 @@ class Evaluator:
         return Class(klass, module.path, self.frame_at(module, klass))
 
     def _no_subclass_computes(self, cls: Class, name: str) -> bool:
-        """Whether no module holding the word `name` has a class binding it to a function
-        (a property, a method) or to a call's result (a descriptor), and no module holding
-        `__getattribute__` defines it: a subclass jaxfix did not follow reads it plainly."""
-        for word in (name, "__getattribute__"):
-            found = self.project.candidate_files(word, cls.path, imported=False)
-            if isinstance(found, Unknown):
+        """Whether no class of a module that may subclass `cls` (its own, and those holding
+        its name and its module's) binds `name` to a function (a property, a method) or to
+        a call's result (a descriptor), or defines `__getattr__`/`__getattribute__`: a
+        subclass jaxfix did not follow reads it plainly."""
+        found = self.project.candidate_files(cls.node.name, cls.path)
+        if isinstance(found, Unknown):
+            return False
+        for path in {cls.path, *found}:
+            held = self.module(path)
+            if isinstance(held, Unknown):
                 return False
-            for path in {cls.path, *found}:
-                held = self.module(path)
-                if isinstance(held, Unknown):
+            for klass in ast.walk(held.tree):
+                if isinstance(klass, ast.ClassDef) and any(
+                    _computes(statement, word)
+                    for statement in klass.body
+                    for word in (name, "__getattr__", "__getattribute__")
+                ):
                     return False
-                for klass in ast.walk(held.tree):
-                    if isinstance(klass, ast.ClassDef) and any(
-                        _computes(statement, word) for statement in klass.body
-                    ):
-                        return False
         return True
 
     def _instance_has(self, instance: Instance, name: str) -> bool | None:
