@@ -124,3 +124,27 @@ def test_an_attribute_of_a_module_of_the_tree(tmp_path):
     assert asked(tmp_path, main, plain)
     answering = {"config": "MESH = None\ndef __getattr__(name):\n    return 1\n"}
     assert not asked(tmp_path, main, answering)
+
+
+def kept(tmp_path: Path, source: str) -> bool:
+    """`attributes_kept` of the last `return`'s value."""
+    path = tmp_path / "main.py"
+    path.write_text(source)
+    engine = Engine(roots=(tmp_path,), files=(path,), jax_version=(0, 10, 2))
+    module = engine.module(path)
+    assert isinstance(module, Module)
+    returns = [n for n in ast.walk(module.tree) if isinstance(n, ast.Return)]
+    assert returns[-1].value is not None
+    return Analysis(engine, module).attributes_kept(returns[-1].value)
+
+
+def test_the_attributes_of_a_chain_with_entries_are_kept(tmp_path):
+    source = program(PLAIN).replace(
+        "self.mesh = jax", "self.meshes = {}\n        self.mesh = jax"
+    )
+    assert kept(tmp_path, source.replace("return self.mesh", "return self.meshes['a']"))
+    getter = "@property\ndef meshes(self):\n    return {}"
+    assert not kept(
+        tmp_path,
+        program(PLAIN, getter).replace("return self.mesh", "return self.meshes['a']"),
+    )

@@ -46,7 +46,7 @@ from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
-from jaxfix.analysis.ast_engine.rereads import rereads_same
+from jaxfix.analysis.ast_engine.rereads import attributes_kept, rereads_same
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
@@ -366,6 +366,11 @@ class Analysis:
         return rereads_same(
             self.engine.evaluator, self.module, expr, between, self._runs_only_jax
         )
+
+    def attributes_kept(self, expr: ast.expr) -> bool:
+        """Whether every attribute of the chain `expr` (entries allowed) is kept on its
+        object, so that reading it again runs no getter (rereads.py)."""
+        return attributes_kept(self.engine.evaluator, self.module, expr)
 
     def _runs_only_jax(self, call: ast.Call) -> bool:
         """A call of a JAX API that calls nothing it is given, given no function or object

@@ -42,6 +42,19 @@ def rereads_same(
     )
 
 
+def attributes_kept(evaluator: Evaluator, module: Module, expr: ast.expr) -> bool:
+    """Whether every attribute of the chain `expr` (entries allowed: `self._meshes["k"]`)
+    is kept on its object: read again, it runs no getter."""
+    node = expr
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute) and not evaluator.plain_attribute(
+            module, node
+        ):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
 def _may_store(
     node: ast.AST,
     names: set[str],
