@@ -850,7 +850,7 @@ class AllGatherMeshMismatch(Rule):
                         target = call.args[0]
                         return (
                             call
-                            if _plain_reference(target)
+                            if self._kept(target)
                             and not _assigned_in(
                                 parent, self.analysis.text(target), self.analysis
                             )
@@ -938,7 +938,7 @@ class AllGatherMeshMismatch(Rule):
             target is None
             or not (
                 isinstance(target, ast.Name)
-                or (written is not sharding and _plain_reference(target))
+                or (written is not sharding and self._kept(target))
             )
             or args is None
             or "mesh" not in args
@@ -1412,6 +1412,7 @@ class AllGatherMeshMismatch(Rule):
                 f"the input `{self._short(x)}`"
                 if not isinstance(x, ast.Name)
                 and first_evaluated(self.analysis, x) is None
+                and not self.analysis.rereads_same(x)
                 else f"the context mesh `{self._short(mesh)}`"
             )
             return None, not_fixed(
@@ -1431,29 +1432,40 @@ class AllGatherMeshMismatch(Rule):
         names `mesh`, or the expression `mesh` that entered the context; with `tree`, `x` is
         a pytree of arrays, each leaf moved with its own spec (`jax.tree.map`). What the fix
         reads twice is a name: an input or a mesh written another way is bound to a local
-        just before the statement that read it (jaxfix/codemods/bindings.py); None where
-        that would change what runs first."""
+        just before the statement that read it (jaxfix/codemods/bindings.py); where that
+        would change what runs first, read again when the engine shows that gives the same
+        object (`Analysis.rereads_same`: an attribute chain kept on its objects, nothing
+        storing it in between); None otherwise."""
         edits: list[tuple[ast.AST, Edit]] = []
         if isinstance(x, ast.Name):
             value = x.id
         else:
             binding = local_for(self.analysis, x, "to_gather")
-            if binding is None:
+            if binding is not None:
+                edits.append((binding.statement, binding.edit(self.analysis.text(x))))
+                value = binding.name
+            elif self.analysis.rereads_same(x):  # both reads in the one expression
+                value = self.analysis.text(x)
+            else:
                 return None
-            edits.append((binding.statement, binding.edit(self.analysis.text(x))))
-            value = binding.name
         if isinstance(mesh, ast.Name):
             mesh = mesh.id
         if not isinstance(mesh, str):
             binding = local_for(
                 self.analysis, mesh, "mesh", read_at=x, avoid=frozenset({value})
             )
-            if binding is None:
+            between = self._after_entering(mesh, x) if binding is None else None
+            if binding is not None:
+                local = binding.name
+                edits.append(
+                    (binding.statement, binding.edit(self.analysis.text(mesh)))
+                )
+                edits.append((mesh, lambda _: _expression(local)))
+                mesh = local
+            elif between is not None and self.analysis.rereads_same(mesh, between):
+                mesh = self.analysis.text(mesh)
+            else:
                 return None
-            local = binding.name
-            edits.append((binding.statement, binding.edit(self.analysis.text(mesh))))
-            edits.append((mesh, lambda _: _expression(local)))
-            mesh = local
         elif not mesh.isidentifier() and not reread:
             return None  # an attribute read again, with nowhere it was read to bind it
         named_sharding, imports = self.analysis.api_spelling(
@@ -1475,6 +1487,48 @@ class AllGatherMeshMismatch(Rule):
             Safety.UNSAFE,
             (*jax_import, *imports),
         )
+
+    def _kept(self, node: ast.expr) -> bool:
+        """A plain reference (`_plain_reference`) of this module whose attributes the
+        engine shows kept on their objects: read again, the same object, no getter run."""
+        return _plain_reference(node) and self.analysis.attributes_kept(node)
+
+    def _after_entering(self, mesh: ast.expr, x: ast.expr) -> list[ast.AST] | None:
+        """What runs between the read of `mesh`, the one argument of a `with jax.set_mesh(
+        mesh):` in the function holding `x`, and the read of `x`: that call, the `with`'s
+        later items, and its body's statements up to the one holding `x` (all of it); None
+        where `x` is not in that body, in that scope."""
+        call = self.analysis.parents.get(mesh)
+        item = self.analysis.parents.get(call) if call is not None else None
+        block = self.analysis.parents.get(item) if item is not None else None
+        if not (
+            isinstance(call, ast.Call)
+            and call.args == [mesh]
+            and self.analysis.called_api(call) in _EAGER_SETTERS
+            and isinstance(item, ast.withitem)
+            and isinstance(block, ast.With)
+        ):
+            return None
+        node: ast.AST = x
+        while (parent := self.analysis.parents.get(node)) is not block:
+            if parent is None or isinstance(
+                parent,
+                (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef),
+            ):
+                return None
+            if isinstance(parent, ast.comprehension) or isinstance(
+                parent, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+            ):
+                return None
+            node = parent
+        if not isinstance(node, ast.stmt) or node not in block.body:
+            return None
+        later = block.items[block.items.index(item) + 1 :]
+        return [
+            call,
+            *(i.context_expr for i in later),
+            *block.body[: block.body.index(node) + 1],
+        ]
 
     def _rehome_sharding(
         self,
@@ -1593,6 +1647,7 @@ class AllGatherMeshMismatch(Rule):
                 _Site(
                     context=context,
                     entered_by=site.api,
+                    entered_at=site.node,
                     input=caller.array_mesh(arg),
                     input_text=caller.text(arg),
                     call=call,
@@ -2069,7 +2124,7 @@ class AllGatherMeshMismatch(Rule):
                         isinstance(call, ast.Call)
                         and self.analysis.line(call) in noted
                         and given is not None
-                        and _plain_reference(given)
+                        and self._kept(given)
                         and ast.unparse(given) == text
                         and not _assigned_in(
                             parent, self.analysis.text(given), self.analysis
@@ -2130,7 +2185,7 @@ class AllGatherMeshMismatch(Rule):
         if len(setters) != 1:
             return
         target = _mesh_given(setters[0])
-        if target is None or not _plain_reference(target):
+        if target is None or not self._kept(target):
             return
         text = self.analysis.text(target)
         if self.analysis.text(mesh) == text:

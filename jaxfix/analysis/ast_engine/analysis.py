@@ -46,6 +46,7 @@ from jaxfix.analysis.ast_engine.mesh_sizes import MeshSizes, mesh_sizes
 from jaxfix.analysis.ast_engine.placement import Placed, reference
 from jaxfix.analysis.ast_engine.positions import Span, span
 from jaxfix.analysis.ast_engine.project import Module
+from jaxfix.analysis.ast_engine.rereads import attributes_kept, rereads_same
 from jaxfix.analysis.ast_engine.values import (
     BoundMethod,
     Class,
@@ -53,6 +54,7 @@ from jaxfix.analysis.ast_engine.values import (
     Foreign,
     Frame,
     Function,
+    Instance,
     Jitted,
     Mesh,
     Sharding,
@@ -64,6 +66,27 @@ from jaxfix.analysis.names import ENTER_METHODS, SIGNATURES, Api, api_last_names
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.message_templates import exceptions
 from jaxfix.sources.text import source_text, split_lines
+
+# JAX APIs that run none of the code they are given (no function argument, no callback).
+_RUNS_NO_CODE = frozenset(
+    {
+        Api.MESH,
+        Api.ABSTRACT_MESH,
+        Api.MAKE_MESH,
+        Api.SET_MESH,
+        Api.USE_MESH,
+        Api.USE_ABSTRACT_MESH,
+        Api.GET_ABSTRACT_MESH,
+        Api.NAMED_SHARDING,
+        Api.PARTITION_SPEC,
+        Api.DEVICE_PUT,
+        Api.TYPEOF,
+        Api.TOP_LEVEL_ALL_GATHER,
+        Api.SHAPE_DTYPE_STRUCT,
+        Api.DEVICES,
+        Api.LOCAL_DEVICES,
+    }
+)
 
 
 class Analysis:
@@ -335,6 +358,33 @@ class Analysis:
         api = self.called_api(call)
         signature = SIGNATURES.get(api) if api is not None else None
         return None if signature is None else bind_arguments(call, signature)
+
+    def rereads_same(self, expr: ast.expr, between: Sequence[ast.AST] = ()) -> bool:
+        """Whether reading `expr` once more, after the code `between` ran, gives the object
+        its read gave and runs nothing (rereads.py): a name, or an attribute chain on one
+        whose attributes are kept on their objects, which `between` may not store."""
+        return rereads_same(
+            self.engine.evaluator, self.module, expr, between, self._runs_only_jax
+        )
+
+    def attributes_kept(self, expr: ast.expr) -> bool:
+        """Whether every attribute of the chain `expr` (entries allowed) is kept on its
+        object, so that reading it again runs no getter (rereads.py)."""
+        return attributes_kept(self.engine.evaluator, self.module, expr)
+
+    def _runs_only_jax(self, call: ast.Call) -> bool:
+        """A call of a JAX API that calls nothing it is given, given no function or object
+        of the tree (a pytree's flattening is the project's code)."""
+        if self.called_api(call) not in _RUNS_NO_CODE:
+            return False
+        given = [*call.args, *(k.value for k in call.keywords)]
+        return not any(
+            isinstance(a, (ast.Lambda, ast.Starred))
+            or isinstance(
+                self.value_of(a), (Function, BoundMethod, Class, Instance, Jitted)
+            )
+            for a in given
+        )
 
     def is_entered(self, expr: ast.expr) -> bool:
         """Whether `expr` is a `with` item or the argument of `x.enter_context(...)`."""

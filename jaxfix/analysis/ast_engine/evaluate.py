@@ -5636,6 +5636,92 @@ class Evaluator:
             return hasattr(python, name)
         return None
 
+    def plain_attribute(self, module: Module, node: ast.Attribute) -> bool:
+        """Whether `obj.name` is read from where it is kept, without running code: `obj` a
+        module of the tree with no `__getattr__`, or an object (or class) of a class of the
+        tree (`self` of a method of one) whose classes, all seen (a base outside the tree
+        only `object` and the like), define no `__getattr__`/`__getattribute__` and bind
+        `name` to no method, property or object whose class defines `__get__`; where the
+        object may be of a subclass, no class of a module holding the word binds `name` to
+        a function or a call's result, and no module defines `__getattribute__`."""
+        frame = self.frame_at(module, node)
+        owner = self.value(module, node.value, frame)
+        if isinstance(owner, ModuleValue):
+            held = self.module(owner.path) if owner.path is not None else None
+            return isinstance(held, Module) and not any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name in ("__getattr__", "__getattribute__")
+                for s in held.tree.body
+            )
+        exact = isinstance(owner, Instance) and owner.init is not None
+        cls = (
+            owner.cls
+            if isinstance(owner, Instance)
+            else owner
+            if isinstance(owner, Class)
+            else self._class_of_self(module, node.value)
+        )
+        if cls is None:
+            return False
+        chain = self._mro(cls)
+        if not self._every_base_seen(chain, bare=True) or any(
+            _defines(k, m) for k in chain for m in ("__getattr__", "__getattribute__")
+        ):
+            return False
+        member = self._class_member(cls, node.attr)
+        if isinstance(member, Instance):
+            kept = self._mro(member.cls)
+            if not self._every_base_seen(kept, bare=True) or any(
+                _defines(k, "__get__") for k in kept
+            ):
+                return False
+        elif not isinstance(member, (NotDefined, Mesh, Class)) and not (
+            member is None or type(member) in (bool, int, float, str, tuple)
+        ):
+            return False
+        return exact or self._no_subclass_computes(cls, node.attr)
+
+    def _class_of_self(self, module: Module, base: ast.expr) -> Class | None:
+        """The class of the tree whose method takes `base` (a name) as its first
+        parameter, where every binding reaching the read is that parameter."""
+        if not isinstance(base, ast.Name):
+            return None
+        bindings = self.reaching(module, base)
+        method = module.scope_of(base)
+        klass = module.parents.get(method)
+        if not (
+            bindings
+            and isinstance(method, ast.FunctionDef)
+            and isinstance(klass, ast.ClassDef)
+            and not method.decorator_list
+            and [*method.args.posonlyargs, *method.args.args][:1]
+            and [*method.args.posonlyargs, *method.args.args][0].arg == base.id
+            and all(b.kind == "param" for b in bindings)
+        ):
+            return None
+        return Class(klass, module.path, self.frame_at(module, klass))
+
+    def _no_subclass_computes(self, cls: Class, name: str) -> bool:
+        """Whether no class of a module that may subclass `cls` (its own, and those holding
+        its name and its module's) binds `name` to a function (a property, a method) or to
+        a call's result (a descriptor), or defines `__getattr__`/`__getattribute__`: a
+        subclass jaxfix did not follow reads it plainly."""
+        found = self.project.candidate_files(cls.node.name, cls.path)
+        if isinstance(found, Unknown):
+            return False
+        for path in {cls.path, *found}:
+            held = self.module(path)
+            if isinstance(held, Unknown):
+                return False
+            for klass in ast.walk(held.tree):
+                if isinstance(klass, ast.ClassDef) and any(
+                    _computes(statement, word)
+                    for statement in klass.body
+                    for word in (name, "__getattr__", "__getattribute__")
+                ):
+                    return False
+        return True
+
     def _instance_has(self, instance: Instance, name: str) -> bool | None:
         """True when the class (or a base of the tree) defines `name`, has it as a field or
         sets it in `__init__`; False when jaxfix sees every base, none defines it, no class
@@ -7134,6 +7220,23 @@ def _returned_after_none_guard(module: Module, name: str, at: ast.AST) -> bool:
         and isinstance(test.ops[0], ast.Is)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
+    )
+
+
+def _computes(statement: ast.stmt, name: str) -> bool:
+    """Whether a class body's `statement` binds `name` to a function or a call's result."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return statement.name == name
+    targets = (
+        statement.targets
+        if isinstance(statement, ast.Assign)
+        else [statement.target]
+        if isinstance(statement, ast.AnnAssign) and statement.value is not None
+        else []
+    )
+    value = getattr(statement, "value", None)
+    return isinstance(value, (ast.Call, ast.Lambda)) and any(
+        isinstance(t, ast.Name) and t.id == name for t in targets
     )
 
 
