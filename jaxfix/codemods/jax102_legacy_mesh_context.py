@@ -666,8 +666,10 @@ class LegacyMeshContext(Rule):
 
     def _on_host(self, assignment: ast.stmt) -> bool:
         """Whether `assignment` binds the value of a NumPy call (a plain `x = np...(...)`)."""
-        return isinstance(assignment, (ast.Assign, ast.AnnAssign)) and self._host_call(
-            getattr(assignment, "value", None) or ast.Pass()
+        return (
+            isinstance(assignment, (ast.Assign, ast.AnnAssign))
+            and assignment.value is not None
+            and self._host_call(assignment.value)
         )
 
     def _made_before(self, assignment: ast.stmt, call: ast.Call) -> bool:
