@@ -2841,10 +2841,15 @@ class _Walk:
         where it is declared rather than given to the construction `call` (a factory many
         tests call, `ClusterConfig(role_to_mesh=...)` in `default_config()`): `cls` is built
         at `call` and nowhere else in the project, no class derives from it or from
-        `declared`, no construction or copy gives `field`, and `.field` is read once."""
+        `declared`, no construction or copy gives `field`, and `.field` is read once. Only
+        where the construction's own keyword would be refused: it is made in a function the
+        project calls more than once (a module's constant is given its keyword)."""
         title = cls.node.name
+        function = module.scope_of(call)
         return (
-            self._project_counted()
+            isinstance(function, ast.FunctionDef)
+            and self._call_count(function.name, function) > 1
+            and self._project_counted()
             and self._attribute_reads(field) == 1
             and not self._field_given(cls, field)
             and not self._subclasses(cls)
