@@ -15,6 +15,7 @@ from jaxfix.analysis.ast_engine.project import Module
 from jaxfix.analysis.ast_engine.reach import Reach
 from jaxfix.analysis.ast_engine.values import (
     Class,
+    External,
     Foreign,
     Function,
     Mesh,
@@ -621,9 +622,16 @@ class LegacyMeshContext(Rule):
                 for a in call.args
                 if (
                     isinstance(a, ast.Name)
-                    and any(self._made_before(m, call) for m in created.get(a.id, ()))
+                    and any(
+                        self._made_before(m, call) and not self._on_host(m)
+                        for m in created.get(a.id, ())
+                    )
                 )
-                or (isinstance(a, ast.Call) and call in inside)
+                or (
+                    isinstance(a, ast.Call)
+                    and call in inside
+                    and not self._host_call(a)
+                )
             ]
             if not passed or not (
                 self._jit_with_shardings(call.func) or self._runs_jit_within(call.func)
@@ -645,6 +653,24 @@ class LegacyMeshContext(Rule):
                 "jax.set_mesh is committed to the mesh, and a jit of other shardings raises"
             )
         return None
+
+    def _host_call(self, expr: ast.expr) -> bool:
+        """A call of NumPy (`np.zeros(...)`, `np.asarray(...)`): a host array, which
+        jax.set_mesh does not commit to its mesh."""
+        if not isinstance(expr, ast.Call):
+            return False
+        analysis = self.analysis
+        value = analysis.engine.evaluator.value_of(analysis.module, expr.func)
+        name = value.name if isinstance(value, External) else None
+        return name is not None and name.startswith("numpy.")
+
+    def _on_host(self, assignment: ast.stmt) -> bool:
+        """Whether `assignment` binds the value of a NumPy call (a plain `x = np...(...)`)."""
+        return (
+            isinstance(assignment, (ast.Assign, ast.AnnAssign))
+            and assignment.value is not None
+            and self._host_call(assignment.value)
+        )
 
     def _made_before(self, assignment: ast.stmt, call: ast.Call) -> bool:
         """Whether the array `assignment` binds may reach `call`: it is written before the

@@ -127,3 +127,81 @@ def test_sizes_are_still_what_the_walk_follows_without_names(tmp_path):
     frames = ((tmp_path / "partitioning.py", 16), (tmp_path / "partitioning.py", 7))
     found = written_at(engine.evaluator, frames, sizes=(2, 4))
     assert isinstance(found, Unknown) or ast.unparse(found.node) != '("data", "model")'
+
+
+CLUSTER = """\
+import dataclasses
+
+
+@dataclasses.dataclass(kw_only=True, frozen=True)
+class ClusterConfig:
+    outer: object = None
+    sampler_shape: tuple = (2, 2)
+"""
+STAGE = """\
+from jax.sharding import AbstractMesh
+
+
+def sampler(config):
+    return AbstractMesh(config.sampler_shape, ("fsdp", "tp"))
+"""
+LAUNCH = """\
+from cluster import ClusterConfig
+from stage import sampler
+
+
+def default_config():
+    return ClusterConfig(outer=None)
+
+
+def run():
+    return sampler(default_config())
+
+
+def again():
+    return sampler(default_config())
+{more}"""
+
+
+def _cluster_walk(tmp_path: Path, more: str = "", frames=None):
+    (tmp_path / "cluster.py").write_text(CLUSTER)
+    (tmp_path / "stage.py").write_text(STAGE)
+    (tmp_path / "launch.py").write_text(LAUNCH.format(more=more))
+    files = tuple(tmp_path / n for n in ("cluster.py", "stage.py", "launch.py"))
+    engine = Engine((tmp_path,), files, None)
+    frames = frames or ((tmp_path / "launch.py", 10), (tmp_path / "stage.py", 5))
+    return written_at(engine.evaluator, frames, sizes=(2, 2))
+
+
+def test_a_default_read_once_of_a_class_built_once_is_changed_where_declared(
+    tmp_path,
+):
+    found = _cluster_walk(tmp_path)
+    assert not isinstance(found, Unknown), found.why
+    assert (found.module.path.name, found.module.line(found.node)) == ("cluster.py", 7)
+    assert ast.unparse(found.node) == "(2, 2)"
+
+
+def test_a_class_built_twice_gets_the_keyword_in_its_construction(tmp_path):
+    found = _cluster_walk(
+        tmp_path, "\n\ndef other():\n    return sampler(ClusterConfig(outer=1))\n"
+    )
+    # the default is every construction's: never changed; the factory is called twice
+    assert isinstance(found, Unknown) or found.module.path.name != "cluster.py"
+
+
+def test_a_default_read_twice_is_not_changed_where_declared(tmp_path):
+    found = _cluster_walk(
+        tmp_path, "\n\ndef shape(config):\n    return config.sampler_shape\n"
+    )
+    assert isinstance(found, Unknown) or found.module.path.name != "cluster.py"
+
+
+def test_forged_frames_do_not_reach_the_default(tmp_path):
+    # a record naming a line that calls no mesh builder, and a line past the file's end
+    for line in (13, 99):
+        found = _cluster_walk(
+            tmp_path,
+            frames=((tmp_path / "launch.py", line), (tmp_path / "stage.py", 5)),
+        )
+        assert isinstance(found, Unknown) or found.module.path.name != "cluster.py"

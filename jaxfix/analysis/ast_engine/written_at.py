@@ -2963,6 +2963,14 @@ class _Walk:
         found = self._follow(owner, default, keys[1:], None)
         if isinstance(found, Unknown):
             return found
+        if self._default_alone(declared, cls, field, module, call):
+            return narrowest or replace(
+                found,
+                name=f"{cls.node.name}.{field}",
+                why=f"the default of `{field}` is changed: `{cls.node.name}` is built at "
+                f"{where} alone, no construction gives `{field}`, and `.{field}` is read "
+                "once in the project",
+            )
         return narrowest or Written(
             module,
             call,
@@ -2972,6 +2980,45 @@ class _Walk:
             axis=None if whole else found.axis,
             why=f"the default of `{field}` ({owner.path.name}:{owner.line(default)}) is shared by every `{cls.node.name}`: "
             "this construction is given its own",
+        )
+
+    def _default_alone(
+        self, declared: Class, cls: Class, field: str, module: Module, call: ast.Call
+    ) -> bool:
+        """Whether a field's default reaches the run's path alone, so that it is changed
+        where it is declared rather than given to the construction `call` (a factory many
+        tests call, `ClusterConfig(role_to_mesh=...)` in `default_config()`): `cls` is built
+        at `call` and nowhere else in the project, no class derives from it or from
+        `declared`, no construction or copy gives `field`, and `.field` is read once. Only
+        where the construction's own keyword would be refused: it is made in a function the
+        project calls more than once (a module's constant is given its keyword)."""
+        title = cls.node.name
+        function = module.scope_of(call)
+        return (
+            isinstance(function, ast.FunctionDef)
+            and self._call_count(function.name, function) > 1
+            and self._project_counted()
+            and self._attribute_reads(field) == 1
+            and not self._field_given(cls, field)
+            and not self._subclasses(cls)
+            and (
+                declared.node is cls.node
+                or [c.node for c in self._subclasses(declared)] == [cls.node]
+            )
+            and self._count(
+                title,
+                lambda node: (
+                    isinstance(node, ast.Call) and _called_name(node.func) == title
+                ),
+                title.encode(),
+            )
+            == 1
+            and self._count(
+                title,
+                lambda node: node is call,
+                title.encode(),
+            )
+            == 1
         )
 
     def _declaring(
@@ -3379,6 +3426,19 @@ class _Walk:
             and expr.value.args[0].id == "__file__"
         ):
             return 1, ""
+        if (  # `Path(__file__).parents[1]`: two folders up
+            isinstance(expr, ast.Subscript)
+            and isinstance(expr.value, ast.Attribute)
+            and expr.value.attr == "parents"
+            and isinstance(expr.slice, ast.Constant)
+            and type(expr.slice.value) is int
+            and 0 <= expr.slice.value < 8
+            and self._path_of(
+                module, ast.Attribute(value=expr.value.value, attr="parent"), depth + 1
+            )
+            == (1, "")
+        ):
+            return expr.slice.value + 1, ""
         if isinstance(expr, ast.Attribute) and expr.attr == "parent":
             inner = self._path_of(module, expr.value, depth + 1)
             if inner is None or inner[0] is None or inner[1]:
@@ -3981,6 +4041,11 @@ class _Walk:
             if isinstance(opened, ast.Call)
             and opened.args
             and self._qualified(module, opened.func) in ("builtins.open", "io.open")
+            else opened.func.value
+            if isinstance(opened, ast.Call)
+            and isinstance(opened.func, ast.Attribute)
+            and opened.func.attr in ("read_text", "read_bytes", "open")
+            and not opened.args
             else opened
         )
         placed = self._path_of(module, path_given)
