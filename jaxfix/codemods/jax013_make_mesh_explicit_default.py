@@ -570,8 +570,9 @@ class MakeMeshExplicitDefault(Rule):
 
     def _counted(self, index: ast.expr) -> bool:
         """Whether `index` is a comprehension's or a loop's variable bound by `for i in
-        range(...)`, or the count of `for i, v in enumerate(...)`, Python's own (the engine
-        says): an int whatever the iterable, never an index array. Its value is not asked:
+        range(...)` (`np.ndindex(...)`), or the count of `for i, v in enumerate(...)`
+        (`np.ndenumerate(...)`), those the engine says: an int (a tuple of ints) whatever the
+        iterable, never an index array. Its value is not asked:
         the iterable (`range(x.ndim)`) may take following `x` to every caller, for an answer
         never read."""
         if not isinstance(index, ast.Name):
@@ -584,18 +585,18 @@ class MakeMeshExplicitDefault(Rule):
             return False
         target = loop.target
         if isinstance(target, ast.Name):
-            counter = "builtins.range"
+            counters = _COUNTING
         elif (
             isinstance(target, ast.Tuple)
             and len(target.elts) == 2
             and isinstance(target.elts[0], ast.Name)
             and not _binds(target.elts[1], index.id)
         ):
-            counter = "builtins.enumerate"
+            counters = _COUNTING_FIRST
         else:
             return False
         func = self.analysis.value_of(loop.iter.func)
-        return isinstance(func, External) and func.name == counter
+        return isinstance(func, External) and func.name in counters
 
     def _under_own_mesh(self, node: ast.AST, mesh: Mesh) -> bool:
         """Whether, on every way `node` runs, the mesh context in force is `jax.set_mesh` of
@@ -1043,6 +1044,10 @@ def _binds(target: ast.expr, name: str) -> bool:
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# Iterables whose every item is an int or a tuple of ints (`_counted`), and those whose every
+# item's first element is one.
+_COUNTING = frozenset({"builtins.range", "numpy.ndindex"})
+_COUNTING_FIRST = frozenset({"builtins.enumerate", "numpy.ndenumerate"})
 _SCOPES = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,

@@ -1,6 +1,6 @@
-"""JAX013's gather check does not ask the value of an index that is a `range(...)` loop's or
-comprehension's variable, or the count of `enumerate(...)`: an int whatever the iterable,
-never an index array. Asking it would follow the iterable (here into another module, which
+"""JAX013's gather check does not ask the value of an index that is a `range(...)` (or
+`np.ndindex(...)`) loop's or comprehension's variable, or the count of `enumerate(...)`: an
+int (a tuple of ints) whatever the iterable, never an index array. Asking it would follow the iterable (here into another module, which
 would be parsed) for an answer the rule never reads. A `range` that is not Python's is
 asked."""
 
@@ -34,6 +34,10 @@ def rows(x):
     first = [x[i] for i in range(width(x))]
     for j, _ in enumerate(x[: width(x)]):
         first.append(x[j])
+    for k in np.ndindex(width(x), 2):
+        first.append(x[k])
+    for m, _ in np.ndenumerate(x[: width(x)]):
+        first.append(x[m])
     return first
 
 
@@ -70,7 +74,7 @@ def _checked(
 
 def test_a_counted_index_is_not_asked(tmp_path, monkeypatch):
     found, parsed = _checked(tmp_path, monkeypatch, GATHER)
-    assert found == [("JAX013", 23)]  # the embedding's gather, still found
+    assert found == [("JAX013", 27)]  # the embedding's gather, still found
     assert parsed == ["main.py"]  # `width(x)`, the iterables' bound, never followed
 
 
@@ -79,5 +83,5 @@ def test_a_range_of_the_tree_is_asked(tmp_path, monkeypatch):
         "\n\ndef rows(x):", "\n\ndef range(n):\n    return tokens[:n]\n\n\ndef rows(x):"
     )
     found, parsed = _checked(tmp_path, monkeypatch, shadowed)
-    assert found == [("JAX013", 27)]
+    assert found == [("JAX013", 31)]
     assert "helpers.py" in parsed
