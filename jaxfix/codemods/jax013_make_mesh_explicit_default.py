@@ -544,7 +544,9 @@ class MakeMeshExplicitDefault(Rule):
         dimensions (a gather: eager or traced, whatever the context mesh, JAX cannot tell how
         to shard its result)."""
         # the index first: most are a loop's or a parameter's number, settled sooner than the
-        # array they index (then asked no more)
+        # array they index (then asked no more); a comprehension's count is not asked at all
+        if self._counted(node.slice):
+            return None
         index = self.analysis.value_of(node.slice)
         if not isinstance(index, Array) or not index.unsharded or not index.shape:
             return None
@@ -574,6 +576,36 @@ class MakeMeshExplicitDefault(Rule):
             "Explicit axes: JAX raises ShardingTypeError: Use `.at[...].get(out_sharding=)` "
             "to provide output PartitionSpec for the gather indexing"
         )
+
+    def _counted(self, index: ast.expr) -> bool:
+        """Whether `index` is a comprehension's or a loop's variable bound by `for i in
+        range(...)` (`np.ndindex(...)`), or the count of `for i, v in enumerate(...)`
+        (`np.ndenumerate(...)`), those the engine says: an int (a tuple of ints) whatever the
+        iterable, never an index array. Its value is not asked:
+        the iterable (`range(x.ndim)`) may take following `x` to every caller, for an answer
+        never read."""
+        if not isinstance(index, ast.Name):
+            return False
+        parents = self.analysis.module.parents
+        loop: ast.comprehension | ast.For | None = _comprehension_binding(
+            index, parents
+        ) or _loop_binding(index, parents)
+        if loop is None or not isinstance(loop.iter, ast.Call):
+            return False
+        target = loop.target
+        if isinstance(target, ast.Name):
+            counters = _COUNTING
+        elif (
+            isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[0], ast.Name)
+            and not _binds(target.elts[1], index.id)
+        ):
+            counters = _COUNTING_FIRST
+        else:
+            return False
+        func = self.analysis.value_of(loop.iter.func)
+        return isinstance(func, External) and func.name in counters
 
     def _under_own_mesh(self, node: ast.AST, mesh: Mesh) -> bool:
         """Whether, on every way `node` runs, the mesh context in force is `jax.set_mesh` of
@@ -930,6 +962,108 @@ class MakeMeshExplicitDefault(Rule):
                 value = analysis.value_of(call)
                 if isinstance(value, Mesh) and self._explicit_by_default(value):
                     yield value
+
+
+def _comprehension_binding(
+    name: ast.Name, parents: dict[ast.AST, ast.AST]
+) -> ast.comprehension | None:
+    """The generator of a comprehension around `name` that binds it where it is read (the
+    innermost such comprehension, its last generator in view binding the name); None when
+    none does or a function or lambda lies between (its own names)."""
+    child: ast.AST = name
+    node = parents.get(name)
+    while node is not None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return None
+        if isinstance(node, ast.comprehension):
+            comprehension = parents.get(node)
+            if child is node.target or not isinstance(comprehension, _COMPREHENSIONS):
+                return None
+            generators = comprehension.generators
+            place = generators.index(node)
+            # its iterable sees the generators before it; its conditions, it too
+            seen = (
+                generators[: place + 1]
+                if child is not node.iter
+                else generators[:place]
+            )
+            for generator in reversed(seen):
+                if _binds(generator.target, name.id):
+                    return generator
+            child, node = comprehension, parents.get(comprehension)
+            continue
+        if isinstance(node, _COMPREHENSIONS):
+            for generator in reversed(node.generators):
+                if _binds(generator.target, name.id):
+                    return generator
+        child, node = node, parents.get(node)
+    return None
+
+
+def _loop_binding(name: ast.Name, parents: dict[ast.AST, ast.AST]) -> ast.For | None:
+    """The `for` statement of a function in whose body `name` is read and whose target binds
+    it, where nothing else in that body binds the name and the function declares it neither
+    global nor nonlocal (no call rebinds it): at the read, the loop's own item."""
+    child: ast.AST = name
+    node = parents.get(name)
+    while node is not None and not isinstance(node, _SCOPES):
+        if isinstance(node, ast.For) and _binds(node.target, name.id):
+            function = parents.get(node)
+            while function is not None and not isinstance(function, _SCOPES):
+                function = parents.get(function)
+            if (
+                child not in node.body
+                or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                or any(_rebinds(n, name.id) for s in node.body for n in ast.walk(s))
+                or any(
+                    isinstance(n, (ast.Global, ast.Nonlocal)) and name.id in n.names
+                    for n in ast.walk(function)
+                )
+            ):
+                return None
+            return node
+        child, node = node, parents.get(node)
+    return None
+
+
+def _rebinds(node: ast.AST, name: str) -> bool:
+    """Whether `node` binds `name` (a store, a `del`, an import, a def, a handler, a
+    pattern)."""
+    if isinstance(node, ast.Name):
+        return node.id == name and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.partition(".")[0]) == name
+    if isinstance(
+        node,
+        (
+            ast.FunctionDef,
+            ast.AsyncFunctionDef,
+            ast.ClassDef,
+            ast.ExceptHandler,
+            ast.MatchAs,
+            ast.MatchStar,
+        ),
+    ):
+        return node.name == name
+    return isinstance(node, ast.MatchMapping) and node.rest == name
+
+
+def _binds(target: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+# Iterables whose every item is an int or a tuple of ints (`_counted`), and those whose every
+# item's first element is one.
+_COUNTING = frozenset({"builtins.range", "numpy.ndindex"})
+_COUNTING_FIRST = frozenset({"builtins.enumerate", "numpy.ndenumerate"})
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    *_COMPREHENSIONS,
+)
 
 
 def _all_auto(mesh: Mesh) -> bool:
