@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from jaxfix.ground.diagnostics import FileResult
 from jaxfix.ground.escaping import printable
+from jaxfix.ground.interrupts import start_without_signals
 from jaxfix.sources.paths import display_path
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class ParseProgress:
             self._ticker = threading.Thread(
                 target=self._tick, name="jaxfix-progress", daemon=True
             )
-            self._ticker.start()
+            start_without_signals(self._ticker)  # Ctrl-C is the main thread's
 
     def done(self, result: FileResult) -> None:
         with self._lock:

@@ -38,6 +38,22 @@ def raise_if_interrupted() -> None:
         raise Interrupted(128 + _received[0])
 
 
+def start_without_signals(thread: threading.Thread) -> None:
+    """Start `thread` with SIGINT and SIGTERM blocked in it, so the kernel hands them to the main
+    thread. A process-directed signal goes to any thread that does not block it; taken by another
+    thread, it wakes nothing in the main thread, which may be blocked in a system call (waiting
+    for the command `repair` runs) and never runs the handler. The mask is inherited at creation:
+    blocked here around `start()`, unblocked after, where a signal that came meanwhile is raised."""
+    if threading.current_thread() is not threading.main_thread():
+        thread.start()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 @contextmanager
 def signals_held() -> Iterator[None]:
     """Delay SIGINT/SIGTERM to the end of the block, so no temp file outlives an interrupt (and

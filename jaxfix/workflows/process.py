@@ -72,7 +72,8 @@ def run_command(
                 )
                 stack.callback(_watchdog(process.pid))
             if started is not None:
-                started()
+                with signals_held():  # it starts a thread and imports: not cut in half
+                    started()
             returncode = _wait(process, timeout, poll)
         except OSError as error:
             if process is not None:

@@ -23,6 +23,7 @@ from jaxfix.check.run import Run
 from jaxfix.evidence.facts import Evidence
 from jaxfix.evidence.recording import RecordingDir
 from jaxfix.ground.diagnostics import Diagnostic, FileResult
+from jaxfix.ground.interrupts import start_without_signals
 from jaxfix.settings.options import ALL, Options
 from jaxfix.sources.discovery import discover
 from jaxfix.sources.file_io import ReadError, read_regular, undo_written, write_fix
@@ -578,8 +579,9 @@ class _Follower:
         )
 
     def start(self) -> None:
-        """Once the command runs: started before, the thread would hold up its start."""
-        self._thread.start()
+        """Once the command runs: started before, the thread would hold up its start. Signals
+        stay the main thread's (jaxfix/ground/interrupts.py), which waits for the command."""
+        start_without_signals(self._thread)
 
     def _follow(self) -> None:
         try:
