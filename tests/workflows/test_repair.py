@@ -968,17 +968,23 @@ def _waiting_for_a_child(pid: int) -> bool:
 @functools.cache
 def _wchan_tells_waiting() -> bool:
     """Whether this kernel shows a process blocked in `waitpid` as `do_wait` (some hide it)."""
-    shell = subprocess.Popen(["sh", "-c", "sleep 5 & wait"])
+    waiter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess; subprocess.Popen(['sleep', '5']).wait()",
+        ]
+    )
     try:
         deadline = time.monotonic() + 4
         while time.monotonic() < deadline:
-            if _waiting_for_a_child(shell.pid):
+            if _waiting_for_a_child(waiter.pid):
                 return True
             time.sleep(0.05)
         return False
     finally:
-        shell.kill()
-        shell.wait()
+        waiter.kill()
+        waiter.wait()
 
 
 def _other_threads(pid: int) -> list[int]:
