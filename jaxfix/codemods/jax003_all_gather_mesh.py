@@ -850,7 +850,7 @@ class AllGatherMeshMismatch(Rule):
                         target = call.args[0]
                         return (
                             call
-                            if self._kept(target)
+                            if _plain_reference(target)
                             and not _assigned_in(
                                 parent, self.analysis.text(target), self.analysis
                             )
@@ -938,7 +938,7 @@ class AllGatherMeshMismatch(Rule):
             target is None
             or not (
                 isinstance(target, ast.Name)
-                or (written is not sharding and self._kept(target))
+                or (written is not sharding and _plain_reference(target))
             )
             or args is None
             or "mesh" not in args
@@ -1487,11 +1487,6 @@ class AllGatherMeshMismatch(Rule):
             Safety.UNSAFE,
             (*jax_import, *imports),
         )
-
-    def _kept(self, node: ast.expr) -> bool:
-        """A plain reference (`_plain_reference`) of this module whose attributes the
-        engine shows kept on their objects: read again, the same object, no getter run."""
-        return _plain_reference(node) and self.analysis.attributes_kept(node)
 
     def _after_entering(self, mesh: ast.expr, x: ast.expr) -> list[ast.AST] | None:
         """What runs between the read of `mesh`, the one argument of a `with jax.set_mesh(
@@ -2124,7 +2119,7 @@ class AllGatherMeshMismatch(Rule):
                         isinstance(call, ast.Call)
                         and self.analysis.line(call) in noted
                         and given is not None
-                        and self._kept(given)
+                        and _plain_reference(given)
                         and ast.unparse(given) == text
                         and not _assigned_in(
                             parent, self.analysis.text(given), self.analysis
@@ -2185,7 +2180,7 @@ class AllGatherMeshMismatch(Rule):
         if len(setters) != 1:
             return
         target = _mesh_given(setters[0])
-        if target is None or not self._kept(target):
+        if target is None or not _plain_reference(target):
             return
         text = self.analysis.text(target)
         if self.analysis.text(mesh) == text:
