@@ -23,7 +23,7 @@ from jaxfix.analysis.ast_engine.evidence import (
 )
 from jaxfix.analysis.ast_engine.mesh_sizes import ConfigKey, EnvironmentVariable
 from jaxfix.analysis.ast_engine.values import ListValue, Mesh, Unknown, tuple_text
-from jaxfix.analysis.ast_engine.written_at import Written, written_at
+from jaxfix.analysis.ast_engine.written_at import Written, called_through, written_at
 from jaxfix.analysis.mesh_axes import differing_axes
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule, keyword_arg
@@ -1312,12 +1312,11 @@ class AbstractMeshSizeChange(Rule):
         that literal (a tuple of them, or the axis's integer alone) still holds them; None
         where the walk stops."""
         inner = self.analysis.value_of(argument)
-        if not isinstance(inner, Mesh) or not inner.built_at:
+        frames = self._frames(inner)
+        if not isinstance(inner, Mesh) or not frames:
             return None
         evaluator = self.analysis.engine.evaluator
-        written = written_at(
-            evaluator, inner.built_at, axis, axis_name, tuple(inner_sizes)
-        )
+        written = written_at(evaluator, frames, axis, axis_name, tuple(inner_sizes))
         if isinstance(written, Unknown):
             return None
         if written.data is not None or written.override is not None or written.total:
@@ -1333,6 +1332,24 @@ class AbstractMeshSizeChange(Rule):
         if (held.items if isinstance(held, ListValue) else held) != expected:
             return None
         return written
+
+    def _frames(self, inner: object, led: bool = True) -> tuple[tuple[Path, int], ...]:
+        """The frames the inner mesh was built along (`Mesh.built_at`); for one built in
+        this module by no call of the tree (`AbstractMesh(self.config.shape, ...)` in a
+        method), its line, with `led` led up the project's one caller of each function
+        (`called_through`: where the walk finds its sizes; the mesh itself goes from its
+        line)."""
+        if not isinstance(inner, Mesh):
+            return ()
+        if inner.built_at:
+            return inner.built_at
+        origin = inner.origin
+        if not isinstance(origin, ast.expr) or origin not in self.analysis.parents:
+            return ()
+        frames = ((self.analysis.path, origin.lineno),)
+        if not led:
+            return frames
+        return called_through(self.analysis.engine.evaluator, frames)
 
     def _fix_where_written(
         self,
@@ -1353,7 +1370,7 @@ class AbstractMeshSizeChange(Rule):
         evaluator = self.analysis.engine.evaluator
         if (
             written.module is self.analysis.module
-            or not read_once(evaluator, inner.built_at)
+            or not read_once(evaluator, self._frames(inner, led=False))
             or not every_caller_seen(
                 self.analysis.engine.contexts, self.analysis.module, raising
             )

@@ -15,7 +15,11 @@ saying at which line): a computed value, a loop, two assignments reaching a name
 Where the literal is read by more than this path (a constant `SHAPE` other code also reads: a
 mesh that works may share it), the value is replaced at the narrowest point instead: the read
 of that name on the run's path (`Written.why` says so). A field default feeds every instance,
-so there the keyword is added to the construction the run used.
+so there the keyword is added to the construction the run used. A parameter the call does not
+pass is followed to its default where that default reaches this path alone: the call is the
+project's one call of the function (or class), no class derives from that class, the body reads
+the parameter once, and the attribute of `self` it is kept in (`self.shape =
+tuple(shard_mesh_shape)` of a config's `__init__`) is read once in the project.
 
 Arguments bind as Python binds them (`*seq` items, `**kwargs`, `**mapping` entries; a
 construction's keywords a subclass's `__init__` passes on by `super().__init__(**kwargs)` to
@@ -387,6 +391,8 @@ class _Walk:
         # `return`, a class's `__init__`): (the function, the call, its module, how many
         # leading parameters the call does not pass: `self`), innermost last.
         self.entered: list[tuple[ast.FunctionDef, ast.Call, Module, int]] = []
+        # the defaults `_default_followed` took (their calls counted): `id` of the node
+        self.defaults_taken: set[int] = set()
         self.modules: dict[Path, Module] = {}  # the modules it read them in
         # Following a device array (`Mesh(devices, names)`): its shape is the sizes, given by
         # the `.reshape(shape)` or `mesh_utils.create_device_mesh(shape)` that made it.
@@ -2144,7 +2150,7 @@ class _Walk:
         if guarded is not None:
             # `if recipe is None: recipe = Default()`: the caller passed one (not `None`)
             step = self._argument(module, name, guarded.node, keys, narrowest)
-            if isinstance(step, Unknown):
+            if isinstance(step, (Unknown, Written)):
                 return step
             if isinstance(step[1], ast.Constant) and step[1].value is None:
                 return Unknown(f"the caller passes `None` for `{name.id}` ({where})")
@@ -2155,8 +2161,8 @@ class _Walk:
             )
         (binding,) = bindings
         if binding.kind == "param":
-            step = self._argument(module, name, binding.node, keys, narrowest)
-            return step if isinstance(step, Unknown) else (*step, keys)
+            step = self._argument(module, name, binding.node, keys, narrowest, True)
+            return step if isinstance(step, (Unknown, Written)) else (*step, keys)
         if binding.kind == "import" and isinstance(binding.node, ast.alias):
             statement = module.parents.get(binding.node)
             if not isinstance(statement, ast.ImportFrom):
@@ -2220,7 +2226,7 @@ class _Walk:
                 if binding.kind != "param":
                     return None
                 step = self._argument(module, name, binding.node, [], None)
-                if isinstance(step, Unknown):
+                if isinstance(step, (Unknown, Written)):
                     return None
                 module, passed, _ = step
                 if not isinstance(passed, ast.Name):
@@ -2237,12 +2243,15 @@ class _Walk:
         parameter: ast.AST,
         keys: list[Key],
         narrowest: Written | None,
-    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        default: bool = False,
+    ) -> tuple[Module, ast.expr, Written | None] | Written | Unknown:
         """A parameter of the function the frame runs: the argument its caller's frame passed
-        (or, in a call the walk went into, that call's argument)."""
+        (or, in a call the walk went into, that call's argument). With `default`, a
+        parameter the call does not pass: its default, where it reaches this path alone
+        (`_default_of_one_call`)."""
         function = module.parents.get(module.parents.get(parameter, parameter))
         if self.entered:
-            return self._entered_argument(name, function, narrowest)
+            return self._entered_argument(module, name, function, narrowest, default)
         line = self.frames[self.depth][1]
         if not isinstance(function, ast.FunctionDef) or not (
             function.lineno <= line <= (function.end_lineno or line)
@@ -2353,11 +2362,98 @@ class _Walk:
         bound = _bound(call, function, skipped)
         if isinstance(bound, str):
             return Unknown(bound)
+        if default and bound is not None and name.id not in bound and not keys:
+            found = self._default_followed(
+                module, function, name, call, skipped, where, narrowest
+            )
+            if found is not None:
+                return found
         if bound is None or name.id not in bound:
             return Unknown(
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
             )
         return caller, bound[name.id], narrowest
+
+    def _default_followed(
+        self,
+        module: Module,
+        function: ast.FunctionDef,
+        name: ast.Name,
+        call: ast.Call,
+        skipped: int,
+        where: str,
+        narrowest: Written | None,
+    ) -> Written | Unknown | None:
+        """Where the default of `name` that `call` (at `where`) leaves to `function` is
+        written, when that default reaches the run's path alone (`_default_of_one_call`);
+        None when it may not."""
+        value = self._default_of_one_call(module, function, name, call, skipped)
+        if value is None:
+            return None
+        found = self._follow(module, value, [], None)
+        if isinstance(found, Unknown):
+            return found
+        self.defaults_taken.add(id(found.node))
+        return narrowest or replace(
+            found, name=f"{_callee_name(module, function)}({name.id}=...)"
+        )
+
+    def _default_of_one_call(
+        self,
+        module: Module,
+        function: ast.FunctionDef,
+        name: ast.Name,
+        call: ast.Call,
+        skipped: int,
+    ) -> ast.expr | None:
+        """The default of `function`'s parameter `name` (`shard_mesh_shape=(2, 2)` of a
+        config's `__init__` that keeps `tuple(shard_mesh_shape)`), when it reaches the run's
+        path alone: `call` (which does not pass it, nor spreads `*args` or `**mapping`) is the
+        project's one call of the function or class, no class derives from that class, the
+        body reads the parameter once and assigns it nowhere, and an attribute of `self`
+        stored from it is read once in the project; None otherwise."""
+        title = _callee_name(module, function)
+        holder = module.parents.get(function)
+        if (
+            _default(function, name.id) is None
+            or any(isinstance(a, ast.Starred) for a in call.args)
+            or any(k.arg is None for k in call.keywords)
+            or name.id in {p.arg for p in function.args.posonlyargs}
+            or assigns(function, name.id)
+            or not self._project_counted()
+            or self._call_count(title) != 1
+            or (skipped and not isinstance(holder, ast.ClassDef))
+        ):
+            return None
+        reads = [
+            n
+            for n in ast.walk(function)
+            if isinstance(n, ast.Name) and n.id == name.id and n is not name
+        ]
+        if reads:
+            return None
+        if isinstance(holder, ast.ClassDef):
+            if self._subclasses(Class(holder, module.path)):
+                return None
+            stored = self._stored_from(module, name)
+            if stored is not None and self._attribute_reads(stored) != 1:
+                return None
+        return _default(function, name.id)
+
+    def _stored_from(self, module: Module, name: ast.Name) -> str | None:
+        """`X` of the `self.X = ...` statement whose value holds the read `name`."""
+        node: ast.AST | None = name
+        while node is not None and not isinstance(node, ast.stmt):
+            node = module.parents.get(node)
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(target := node.targets[0], ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
+            return target.attr
+        return None
 
     def _given_in_run(self, options: tuple[str, ...]) -> Unknown | None:
         """Why the default of an option the run's command line gives (`--tp 2`, `--tp=2`)
@@ -2583,10 +2679,15 @@ class _Walk:
         return None
 
     def _entered_argument(
-        self, name: ast.Name, function: ast.AST | None, narrowest: Written | None
-    ) -> tuple[Module, ast.expr, Written | None] | Unknown:
+        self,
+        module: Module,
+        name: ast.Name,
+        function: ast.AST | None,
+        narrowest: Written | None,
+        default: bool = False,
+    ) -> tuple[Module, ast.expr, Written | None] | Written | Unknown:
         """A parameter of a function the walk went into (the run noted no frame of it): the
-        argument the call it went in by passes."""
+        argument the call it went in by passes (with `default`, as `_argument`)."""
         entered, call, caller, skipped = self.entered[-1]
         if function is not entered:
             return Unknown(
@@ -2596,6 +2697,19 @@ class _Walk:
         where = f"{caller.path.name}:{caller.line(call)}"
         if isinstance(bound, str):
             return Unknown(bound)
+        if (
+            default
+            and bound is not None
+            and name.id not in bound
+            and isinstance(entered, ast.FunctionDef)
+        ):
+            self.entered.pop()
+            found = self._default_followed(
+                module, entered, name, call, skipped, where, narrowest
+            )
+            if found is not None:
+                return found
+            self.entered.append((entered, call, caller, skipped))
         if bound is None or name.id not in bound:
             return Unknown(
                 f"the call at {where} does not pass `{name.id}` (its default is shared by every call)"
@@ -3203,7 +3317,7 @@ class _Walk:
             step = self._argument(module, name, parameter, [], None)
         finally:
             self.depth, self.entered, self.label = saved
-        return None if isinstance(step, Unknown) else (step[0], step[1])
+        return None if isinstance(step, (Unknown, Written)) else (step[0], step[1])
 
     def _literal_with(
         self,
@@ -3712,6 +3826,9 @@ class _Walk:
         if not function.lineno <= line <= (function.end_lineno or function.lineno):
             return found
         name = called or function.name
+        if id(found.node) in self.defaults_taken and _in_defaults(found.node, function):
+            # a parameter's default `_default_followed` took: it counted the calls
+            return found
         if found.data is not None and any(
             self._attribute_reads(field) == 1 for field in self.fields
         ):
@@ -5817,6 +5934,20 @@ def _passed_on(
         return None
     passed = _passed_for(evaluator, outer, outer_line, function, node.id)
     return None if isinstance(passed, Unknown) else (outer, passed)
+
+
+def _in_defaults(node: ast.AST, function: ast.FunctionDef) -> bool:
+    """Whether `node` is (in) a default of one of `function`'s parameters."""
+    defaults = [*function.args.defaults, *function.args.kw_defaults]
+    return any(n is node for d in defaults if d is not None for n in ast.walk(d))
+
+
+def _callee_name(module: Module, function: ast.FunctionDef) -> str:
+    """What a call of `function` names: its class for an `__init__`, else its own name."""
+    holder = module.parents.get(function)
+    if function.name == "__init__" and isinstance(holder, ast.ClassDef):
+        return holder.name
+    return function.name
 
 
 def assigns(function: ast.FunctionDef, name: str) -> bool:
