@@ -1385,7 +1385,8 @@ class AllGatherMeshMismatch(Rule):
             return None, not_fixed(
                 "the context mesh is abstract, there is no concrete mesh to move the input to"
             )
-        if context.name is None:
+        entered = _mesh_given(sites[0].entered_at)
+        if context.name is None and (entered is None or isinstance(entered, ast.Name)):
             return None, not_fixed("the context mesh has no name the fix could use")
         names = context.mesh.axis_names
         for verdict in verdicts:
@@ -1400,11 +1401,13 @@ class AllGatherMeshMismatch(Rule):
                 return None, not_fixed(
                     f"the context mesh has no axis {missing[0]!r} of the input's mesh"
                 )
-        entered = _mesh_given(sites[0].entered_at)
+        # the expression the run saw entering the context: a name, an attribute, or an
+        # unnamed one (`set_mesh(make())`) that `_move_onto` binds to a local once
         mesh: ast.expr | str = (
             entered
-            if entered is not None and self.analysis.text(entered) == context.name
-            else context.name
+            if entered is not None
+            and (context.name is None or self.analysis.text(entered) == context.name)
+            else context.name or ""
         )
         fix = self._move_onto(x, mesh)
         if fix is None:
