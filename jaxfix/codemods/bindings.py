@@ -109,7 +109,8 @@ def local_for(
     statement = first_evaluated(analysis, expr)
     if statement is None or (
         read_at is not None
-        and _scope(analysis, statement) is not _scope(analysis, read_at)
+        and enclosing_scope(analysis, statement)
+        is not enclosing_scope(analysis, read_at)
     ):
         return None
     name = expr.attr if isinstance(expr, ast.Attribute) else wanted
@@ -124,7 +125,7 @@ def _reference(node: ast.expr) -> bool:
     return isinstance(node, ast.Name)
 
 
-def _scope(analysis: Analysis, node: ast.AST) -> ast.AST | None:
+def enclosing_scope(analysis: Analysis, node: ast.AST) -> ast.AST | None:
     """The function, lambda or class whose body holds `node` (None: the module's)."""
     parent = analysis.parents.get(node)
     while parent is not None and not isinstance(

@@ -39,7 +39,7 @@ from jaxfix.analysis.ast_engine.written_at import (
 )
 from jaxfix.analysis.names import Api
 from jaxfix.codemods.base import Rule
-from jaxfix.codemods.bindings import first_evaluated, local_for
+from jaxfix.codemods.bindings import enclosing_scope, first_evaluated, local_for
 from jaxfix.codemods.loops import iteration_text, loops_text, may_end_early
 from jaxfix.codemods.module_edits import (
     every_caller_seen,
@@ -1385,7 +1385,8 @@ class AllGatherMeshMismatch(Rule):
             return None, not_fixed(
                 "the context mesh is abstract, there is no concrete mesh to move the input to"
             )
-        if context.name is None:
+        entered = _mesh_given(sites[0].entered_at)
+        if context.name is None and not self._entered_beside(entered, x):
             return None, not_fixed("the context mesh has no name the fix could use")
         names = context.mesh.axis_names
         for verdict in verdicts:
@@ -1400,11 +1401,13 @@ class AllGatherMeshMismatch(Rule):
                 return None, not_fixed(
                     f"the context mesh has no axis {missing[0]!r} of the input's mesh"
                 )
-        entered = _mesh_given(sites[0].entered_at)
+        # the expression the run saw entering the context: a name, an attribute, or an
+        # unnamed one (`set_mesh(make())`) that `_move_onto` binds to a local once
         mesh: ast.expr | str = (
             entered
-            if entered is not None and self.analysis.text(entered) == context.name
-            else context.name
+            if entered is not None
+            and (context.name is None or self.analysis.text(entered) == context.name)
+            else context.name or ""
         )
         fix = self._move_onto(x, mesh)
         if fix is None:
@@ -1420,6 +1423,19 @@ class AllGatherMeshMismatch(Rule):
                 "local first would change what runs before it"
             )
         return fix, None
+
+    def _entered_beside(self, entered: ast.expr | None, x: ast.expr) -> bool:
+        """Whether `entered`, the unnamed mesh expression a `set_mesh` was given, is in this
+        module and in the scope that reads `x` (not a context manager's `__enter__`), and
+        not a bare name (one the engine gave no mesh name to): one `_move_onto` may bind."""
+        if entered is None or isinstance(entered, ast.Name):
+            return False
+        node: ast.AST = entered
+        while (parent := self.analysis.parents.get(node)) is not None:
+            node = parent
+        return node is self.analysis.module.tree and enclosing_scope(
+            self.analysis, entered
+        ) is enclosing_scope(self.analysis, x)
 
     def _move_onto(
         self,

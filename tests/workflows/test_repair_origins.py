@@ -544,3 +544,79 @@ def test_a_yaml_entry_is_changed_in_place_unless_an_alias_reuses_it(tmp_path, ve
     (left,) = report["left"]
     assert (left["path"], left["line"]) == ("stages/run.py", 27)
     assert "['serve']['mesh_shape'] is an anchor other entries reuse" in left["detail"]
+
+
+MESHES = """\
+import jax
+from jax.sharding import AxisType
+
+
+def gather_mesh():
+    return jax.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Explicit))
+"""
+REPLICATE = """\
+import contextlib
+
+import jax
+from jax.sharding import PartitionSpec as P
+from jax._src.shard_map import top_level_all_gather
+
+from meshes import gather_mesh
+
+
+def replicate(x):
+    with jax.set_mesh(gather_mesh()):
+        return top_level_all_gather(x, P(None, reduced={"x"}))
+
+
+def replicate_quietly(x):
+    with contextlib.nullcontext(), jax.set_mesh(gather_mesh()):
+        return top_level_all_gather(x, P(None, reduced={"x"}))
+"""
+REPLICATE_TEST = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+from replicate import replicate, replicate_quietly
+
+
+def line():
+    return jax.make_mesh((8,), ("x",), axis_types=(AxisType.Explicit,))
+
+
+def test_replicate():
+    x = jax.device_put(jnp.arange(8), NamedSharding(line(), P("x")))
+    assert replicate(x).tolist() == list(range(8))
+
+
+def test_replicate_quietly():
+    x = jax.device_put(jnp.arange(8), NamedSharding(line(), P("x")))
+    assert replicate_quietly(x).tolist() == list(range(8))
+"""
+
+
+@pytest.mark.jax
+@pytest.mark.parametrize("version", JAX_VERSIONS)
+def test_a_context_mesh_entered_as_a_call_result_is_bound_once(tmp_path, version):
+    """`with jax.set_mesh(gather_mesh()):`, the mesh built in another module: the call is bound
+    to a local just before the `with` (evaluated once, where it was) and the input moved onto
+    it. As the `with`'s second item, binding it would run it before the first: reported."""
+    tree = tmp_path / "replicate"
+    tree.mkdir()
+    (tree / "meshes.py").write_text(MESHES)
+    (tree / "replicate.py").write_text(REPLICATE)
+    (tree / "test_replicate.py").write_text(REPLICATE_TEST)
+    (tree / "conftest.py").write_text((CALLERS / "conftest.py").read_text())
+    code, report, _ = repair_with_pytest(
+        tree, tmp_path, python(version), "--unsafe-fixes", "-q"
+    )
+    assert [(f["code"], f["line"]) for f in report["fixed"]] == [("JAX003", 12)], report
+    assert [(f["code"], f["path"]) for f in report["left"]] == [
+        ("JAX003", "replicate.py")
+    ], report["left"]
+    fixed = (tree / "replicate.py").read_text()
+    assert ("    mesh = gather_mesh()\n    with jax.set_mesh(mesh):\n") in fixed
+    assert "NamedSharding(mesh, jax.typeof(x).sharding.spec)" in fixed
+    assert fixed.count("gather_mesh()") == 2  # the second `with` is unchanged
+    assert fixed.count("jax.device_put") == 1
