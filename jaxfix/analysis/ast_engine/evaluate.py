@@ -2939,16 +2939,10 @@ class Evaluator:
         (`eval_fn = partial(evaluate, mesh=MESH)`) that no other module may import, no
         function stores (`global`) and no string names: the calls that read it, where every
         read of the name that sees that binding is a call of it; None otherwise."""
-        statement = module.parents.get(value)
-        if not (
-            isinstance(statement, ast.Assign)
-            and statement.value is value
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and module.scope_of(statement) is module.tree
-        ):
+        name = _module_level_name(module, value)
+        if name is None:
             return None
-        name = statement.targets[0].id
+        statement = module.parents.get(value)
         if name in module.declared_global:
             return None
         files = self.project.candidate_files(name, module.path)
@@ -3370,16 +3364,9 @@ class Evaluator:
             and not isinstance(key_node.value, bool)
             else None
         )
-        statement = module.parents.get(table)
-        if not (
-            isinstance(statement, ast.Assign)
-            and statement.value is table
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and module.scope_of(statement) is module.tree
-        ):
+        name = _module_level_name(module, table)
+        if name is None:
             return None
-        name = statement.targets[0].id
         if (
             name in module.declared_global
             or sum(
@@ -7159,6 +7146,20 @@ def _binds_name(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.MatchMapping):
         return node.rest == name
     return False
+
+
+def _module_level_name(module: Module, value: ast.expr) -> str | None:
+    """The name a module-level `NAME = value` binds `value` to; None for any other place."""
+    statement = module.parents.get(value)
+    if (
+        isinstance(statement, ast.Assign)
+        and statement.value is value
+        and len(statement.targets) == 1
+        and isinstance(target := statement.targets[0], ast.Name)
+        and module.scope_of(statement) is module.tree
+    ):
+        return target.id
+    return None
 
 
 def _assigned_by_global(module: Module, name: str) -> bool:
